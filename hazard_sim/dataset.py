@@ -1,0 +1,235 @@
+"""HAZARD episode files: deterministic generation, versioned storage, validation.
+
+An episode is fully determined by its JSON record (scene, objects with poses,
+targets, agent start, hazard parameters) plus the run seed.  The committed files
+in ``data/hazard/v1`` are produced by ``hazard dataset generate`` (which writes
+byte-identical files each time) and are validated on load.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+
+from hazard_sim.catalog import category, pool_for
+from hazard_sim.geometry import Box
+from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
+from hazard_sim.scenes import build_scene, scenes_for
+
+FORMAT = "hazard-episodes"
+VERSION = 1
+EPISODES_PER_SCENE = 25
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "hazard" / f"v{VERSION}"
+TASKS = ("fire", "flood", "wind")
+SPLITS = ("train", "test")
+
+
+class DatasetError(ValueError):
+    """A dataset file or episode record is malformed."""
+
+
+_vec2 = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+_vec3 = {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3}
+EPISODE_SCHEMA = {
+    "type": "object",
+    "required": ["task", "scene", "index", "target_categories", "objects", "agent"],
+    "properties": {
+        "task": {"enum": list(TASKS)},
+        "scene": {"type": "string"},
+        "index": {"type": "integer", "minimum": 0},
+        "target_categories": {"type": "array", "items": {"type": "string"}, "minItems": 1, "uniqueItems": True},
+        "objects": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["id", "category", "position", "yaw"],
+            "properties": {"id": {"type": "integer", "minimum": 1000}, "category": {"type": "string"},
+                           "position": _vec3, "yaw": {"type": "number"}, "support": {"type": "string"}}}},
+        "agent": {"type": "object", "required": ["position", "yaw"],
+                  "properties": {"position": _vec2, "yaw": {"type": "number"}}},
+        "fire": {"type": "object", "required": ["sources"],
+                 "properties": {"sources": {"type": "array", "items": _vec2, "minItems": 1, "maxItems": 3}}},
+        "flood": {"type": "object", "required": ["source_wall"],
+                  "properties": {"source_wall": {"enum": ["n", "s", "e", "w"]}}},
+        "wind": {"type": "object", "required": ["speed", "direction"],
+                 "properties": {"speed": {"type": "number", "minimum": 0}, "direction": {"type": "number"}}},
+    },
+}
+FILE_SCHEMA = {
+    "type": "object", "required": ["format", "version", "task", "split", "episodes"],
+    "properties": {"format": {"const": FORMAT}, "version": {"const": VERSION},
+                   "task": {"enum": list(TASKS)}, "split": {"enum": list(SPLITS)},
+                   "episodes": {"type": "array", "items": EPISODE_SCHEMA}},
+}
+
+
+def validate_episode(ep: dict, where: str = "episode") -> dict:
+    """Check an episode record's shape and meaning; raise DatasetError saying what is wrong."""
+    try:
+        jsonschema.validate(ep, EPISODE_SCHEMA)
+    except jsonschema.ValidationError as e:
+        path = "/".join(str(p) for p in e.absolute_path)
+        raise DatasetError(f"{where}: {e.message} (at {path or 'top level'})") from None
+    task = ep["task"]
+    if task not in ep or not isinstance(ep[task], dict):
+        raise DatasetError(f"{where}: a {task} episode needs a '{task}' section")
+    try:
+        scene = build_scene(ep["scene"])
+    except KeyError as e:
+        raise DatasetError(f"{where}: {e.args[0]}") from None
+    ids = [o["id"] for o in ep["objects"]]
+    if len(set(ids)) != len(ids):
+        raise DatasetError(f"{where}: duplicate object ids")
+    for o in ep["objects"]:
+        try:
+            category(task, o["category"])
+        except KeyError as e:
+            raise DatasetError(f"{where}: object {o['id']}: {e.args[0]}") from None
+        if not scene.contains(o["position"]):
+            raise DatasetError(f"{where}: object {o['id']} at {o['position']} lies outside scene {scene.name}")
+    for c in ep["target_categories"]:
+        try:
+            category(task, c)
+        except KeyError as e:
+            raise DatasetError(f"{where}: target category: {e.args[0]}") from None
+    if not any(o["category"] in ep["target_categories"] for o in ep["objects"]):
+        raise DatasetError(f"{where}: no object belongs to a target category")
+    if not scene.contains(ep["agent"]["position"]):
+        raise DatasetError(f"{where}: agent start {ep['agent']['position']} lies outside scene {scene.name}")
+    return ep
+
+
+def dataset_path(task: str, split: str, root: Path | None = None) -> Path:
+    if task not in TASKS:
+        raise ValueError(f"unknown task {task!r}: expected one of {', '.join(TASKS)}")
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: expected train or test")
+    return (root or DATA_DIR) / f"{task}_{split}.json"
+
+
+def load_dataset(task: str, split: str, root: Path | None = None) -> list[dict]:
+    """Load and validate a dataset file."""
+    path = dataset_path(task, split, root)
+    if not path.exists():
+        raise DatasetError(f"dataset file {path} is missing; create it with `hazard dataset generate`")
+    try:
+        doc = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"{path}: not valid JSON ({e})") from None
+    try:
+        jsonschema.validate({k: v for k, v in doc.items() if k != "episodes"} | {"episodes": []}, FILE_SCHEMA)
+    except jsonschema.ValidationError as e:
+        raise DatasetError(f"{path}: {e.message}") from None
+    if doc["task"] != task or doc["split"] != split:
+        raise DatasetError(f"{path}: holds {doc['task']}/{doc['split']}, expected {task}/{split}")
+    return [validate_episode(ep, f"{path.name} episode {i}") for i, ep in enumerate(doc["episodes"])]
+
+
+def load_episode(task: str, split: str, index: int, root: Path | None = None) -> dict:
+    episodes = load_dataset(task, split, root)
+    if not 0 <= index < len(episodes):
+        raise IndexError(f"episode {index} out of range: {task}/{split} has episodes 0..{len(episodes) - 1}")
+    return episodes[index]
+
+
+# --------------------------------------------------------------------------- generation
+def _rng(*key) -> np.random.Generator:
+    digest = hashlib.sha256("/".join(map(str, key)).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def _free_mask(scene, spec, pad):
+    """Cells at least ``pad`` m away from any solid part."""
+    return ~inflate(rasterize_boxes(spec, [p.box for p in scene.solids()]), pad, spec.resolution)
+
+
+def _sample_free(rng, spec, free, taken, clearance, tries=400):
+    cells = np.argwhere(free)
+    for _ in range(tries):
+        i, j = cells[rng.integers(len(cells))]
+        xy = spec.to_world((i, j)) + rng.uniform(-0.04, 0.04, 2)
+        if all(np.hypot(*(xy - t[:2])) >= clearance + t[2] for t in taken):
+            return xy
+    raise RuntimeError("could not place an object: scene too crowded")
+
+
+def generate_episode(task: str, scene_name: str, index: int, variant: int) -> dict:
+    rng = _rng("hazard", VERSION, task, scene_name, variant)
+    scene = build_scene(scene_name)
+    pool = pool_for(task)
+    spec = GridSpec(scene.bounds, 0.1)
+    free = _free_mask(scene, spec, 0.35)
+    names = [c.name for c in pool]
+    if task == "wind":
+        n_cat = 5
+        targets = sorted(rng.choice(names, n_cat, replace=False).tolist())
+        counts = [1] * n_cat
+        for _ in range(15 - n_cat):
+            counts[rng.integers(n_cat)] += 1
+        n_distract = int(rng.integers(4, 8))
+    else:
+        targets = sorted(rng.choice(names, 4, replace=False).tolist())
+        counts = [int(rng.integers(1, 5)) for _ in targets]
+        n_distract = int(rng.integers(4, 9))
+    others = [n for n in names if n not in targets]
+    cats = [c for c, k in zip(targets, counts) for _ in range(k)]
+    cats += rng.choice(others, n_distract).tolist()
+    agent_xy = _sample_free(rng, spec, free, [], 0.0)
+    taken = [np.array([*agent_xy, 0.6])]
+    objects, surfaces = [], scene.surfaces()
+    for k, name in enumerate(cats):
+        cat = category(task, name)
+        yaw = float(rng.uniform(-np.pi, np.pi))
+        r = 0.5 * float(np.hypot(cat.size[0], cat.size[1]))
+        if surfaces and rng.random() < 0.4:
+            part = surfaces[rng.integers(len(surfaces))]
+            hx, hy = part.box.half[0] - r, part.box.half[1] - r
+            if hx > 0 and hy > 0:
+                xy = part.box.center[:2] + rng.uniform([-hx, -hy], [hx, hy])
+                if all(np.hypot(*(xy - t[:2])) >= r + t[2] for t in taken[1:]):
+                    taken.append(np.array([*xy, r]))
+                    objects.append({"id": 1000 + k, "category": name,
+                                    "position": _r([*xy, part.box.top + cat.size[2] / 2]),
+                                    "yaw": round(yaw, 4), "support": part.name})
+                    continue
+        xy = _sample_free(rng, spec, free, taken, r)
+        taken.append(np.array([*xy, r]))
+        objects.append({"id": 1000 + k, "category": name, "position": _r([*xy, cat.size[2] / 2]),
+                        "yaw": round(yaw, 4), "support": "floor"})
+    ep = {"task": task, "scene": scene_name, "index": index, "target_categories": targets,
+          "objects": objects, "agent": {"position": _r(agent_xy), "yaw": round(float(rng.uniform(-np.pi, np.pi)), 4)}}
+    if task == "fire":
+        n_src = int(rng.integers(1, 4))
+        ep["fire"] = {"sources": [_r(_sample_free(rng, spec, free, taken[:1], 2.0)) for _ in range(n_src)]}
+    elif task == "flood":
+        ep["flood"] = {"source_wall": str(rng.choice(["n", "s", "e", "w"]))}
+    else:
+        ep["wind"] = {"speed": round(float(rng.uniform(5, 10)), 3), "direction": round(float(rng.uniform(-np.pi, np.pi)), 4)}
+    return ep
+
+
+def _r(v):
+    return [round(float(x), 3) for x in v]
+
+
+def generate_dataset(task: str, split: str) -> dict:
+    episodes = []
+    for scene_name in scenes_for(task, split):
+        for variant in range(EPISODES_PER_SCENE):
+            episodes.append(generate_episode(task, scene_name, len(episodes), variant))
+    return {"format": FORMAT, "version": VERSION, "task": task, "split": split, "episodes": episodes}
+
+
+def write_datasets(root: Path | None = None) -> list[Path]:
+    root = root or DATA_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for task in TASKS:
+        for split in SPLITS:
+            doc = generate_dataset(task, split)
+            for i, ep in enumerate(doc["episodes"]):
+                validate_episode(ep, f"generated {task}/{split} episode {i}")
+            path = dataset_path(task, split, root)
+            path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+            paths.append(path)
+    return paths

@@ -1,0 +1,106 @@
+"""The fire hazard: couples the temperature system and floor fire to a world."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.ndimage import gaussian_filter
+
+from hazard_sim.hazards.base import Hazard
+from hazard_sim.hazards.fire import BURNING, STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
+from hazard_sim.navigation.grid import rasterize_boxes
+
+
+class FireHazard(Hazard):
+    name = "fire"
+    channel = "temperature"
+
+    def __init__(self, world, sources, rng: np.random.Generator, params: FireParams = FireParams()):
+        self.p = params
+        self.rng = rng
+        objs = world.objects
+        ign = np.array([o.category.ignition for o in objs])
+        self.temps = ObjectTemperatures(ign, np.array([o.category.fireproof for o in objs]), params)
+        fire = FloorFire(world.scene.bounds, None, params)
+        fire.blocked = rasterize_boxes(fire.spec, [p.box for p in world.scene.solids()])
+        self.floor = fire
+        for xy in sources:
+            fire.ignite(xy)
+        self._index = {o.id: k for k, o in enumerate(objs)}
+        self._grid = None
+
+    # ---------------------------------------------------------------- dynamics
+    def step_frame(self, world) -> None:
+        f, p = world.frame, self.p
+        if f % p.tick_frames == 0:
+            if self.floor.tick(self.rng):
+                self._grid = None
+        if f % p.update_every == 0:
+            for k, o in enumerate(world.objects):
+                self.temps.active[k] = o.location == "scene"
+            pos = np.array([o.position for o in world.objects])
+            sources = self.floor.burning_centres(0.0)
+            ignited = self.temps.update(pos, sources)
+            for k in ignited:
+                o = world.objects[k]
+                if o.support == "floor" and self.floor.ignite(o.position[:2]):
+                    self._grid = None
+            for k, o in enumerate(world.objects):
+                o.state = STATE_NAMES[self.temps.states[k]]
+                o.meta["temperature"] = float(self.temps.temps[k])
+
+    def is_damaged(self, obj, world) -> bool:
+        return obj.state != "normal"
+
+    # ---------------------------------------------------------------- sensing
+    def temperature_grid(self) -> np.ndarray:
+        if self._grid is None:
+            self._grid = self.floor.temperature_grid()
+        return self._grid
+
+    def flames(self):
+        ii, jj = np.nonzero(self.floor.burning)
+        c = self.p.cell_size
+        scale = self.floor.scale[ii, jj]
+        height = 0.2 + 1.2 * scale
+        centres = np.stack([self.floor.spec.bounds[0] + (jj + 0.5) * c,
+                            self.floor.spec.bounds[1] + (ii + 0.5) * c, height / 2], axis=-1)
+        halfs = np.stack([np.full(len(ii), c * 0.35), np.full(len(ii), c * 0.35), height / 2], axis=-1)
+        return centres, halfs
+
+    def reading_at(self, xyz, world) -> np.ndarray:
+        xyz = np.asarray(xyz, float).reshape(-1, 3)
+        i, j = self.floor.spec.to_cells(xyz[:, :2])
+        return self.temperature_grid()[i, j]
+
+    def object_temperatures(self, world, ids: np.ndarray) -> np.ndarray:
+        return np.array([self.temps.temps[self._index[i]] for i in ids])
+
+    def hazard_image(self, frame, world) -> np.ndarray:
+        """Thermal image (Celsius): object temperatures where objects are seen, the
+        floor fire's temperature field elsewhere, blurred as in HAZARD."""
+        seg, pts = frame.seg, frame.points
+        valid = np.isfinite(pts[..., 0])
+        img = np.full(seg.shape, self.p.room_temperature, np.float32)
+        i, j = self.floor.spec.to_cells(np.nan_to_num(pts[..., :2]))
+        img[valid] = self.temperature_grid()[i[valid], j[valid]]
+        lut_ids = np.array([o.id for o in world.objects])
+        obj = np.isin(seg, lut_ids)
+        if obj.any():
+            order = np.argsort(lut_ids)
+            k = order[np.searchsorted(lut_ids, seg[obj], sorter=order)]
+            img[obj] = self.temps.temps[k]
+        img[seg == 900] = self.p.burning_temperature
+        return gaussian_filter(img, 1.5).astype(np.float32)
+
+    # ---------------------------------------------------------------- agent effects
+    def agent_blocked(self, xy) -> bool:
+        return bool(self.floor.burning[self.floor.spec.to_cell(xy)])
+
+    def agent_speed_factor(self, xy) -> float:
+        t = float(self.temperature_grid()[self.floor.spec.to_cell(xy)])
+        return 1.0 if t < 100 else 0.5
+
+    def burning_mask(self) -> np.ndarray:
+        return self.floor.burning
+
+    def object_is_burning(self, k: int) -> bool:
+        return self.temps.states[k] == BURNING

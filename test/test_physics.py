@@ -1,0 +1,121 @@
+"""MuJoCo rigid world: contacts, walls, furniture, enable/disable, determinism,
+and the flood and wind force models driving it."""
+import numpy as np
+import pytest
+
+from hazard_sim.geometry import Box, quat_to_matrix
+from hazard_sim.hazards.flood_forces import FloodForceModel
+from hazard_sim.hazards.wind_forces import WindModel
+from hazard_sim.physics import BodySpec, RigidWorld
+
+
+def cube(name, center, half=0.1, mass=1.0, yaw=0.0):
+    return BodySpec(name, Box.from_yaw(center, [half] * 3, yaw), mass)
+
+
+def test_box_dropped_on_floor_rests():
+    w = RigidWorld([], [cube("a", [0, 0, 1.0], yaw=0.5)])
+    w.step(2.0)
+    assert w.box(0).bottom == pytest.approx(0.0, abs=2e-3)
+    np.testing.assert_allclose(w.positions()[0, :2], [0, 0], atol=1e-3)
+    assert np.abs(w.velocities()).max() < 1e-2
+
+
+def test_box_pushed_into_wall_stops_there():
+    wall = Box.from_yaw([2.1, 0, 1.0], [0.1, 2.0, 1.0])  # face at x = 2.0
+    w = RigidWorld([wall], [cube("a", [0, 0, 0.1])])
+    # 50 N on 1 kg against friction 0.8 * 9.81 N: reaches the wall at ~3 m/s.
+    w.step(3.0, forces=np.array([[50.0, 0, 0]]))
+    x = w.positions()[0, 0]
+    assert 1.88 < x < 1.9 + 5e-3
+
+
+def test_object_on_rotated_table_top_stays():
+    # A 2 x 0.6 m table top at 0.75 m, yawed 60 deg; the object sits 0.8 m along
+    # the table's long axis, which is off the table unless the yaw is honoured.
+    yaw = np.pi / 3
+    table = Box.from_yaw([1.0, 1.0, 0.375], [1.0, 0.3, 0.375], yaw)
+    along = 0.8 * np.array([np.cos(yaw), np.sin(yaw)])
+    w = RigidWorld([table], [cube("cup", [1.0 + along[0], 1.0 + along[1], 0.80], half=0.05, mass=0.3)])
+    w.settle(1.0)
+    w.step(3.0)
+    assert w.box(0).bottom == pytest.approx(0.75, abs=2e-3)
+    np.testing.assert_allclose(w.positions()[0, :2], 1.0 + along, atol=5e-3)
+
+
+def test_disable_and_enable():
+    w = RigidWorld([], [cube("a", [0, 0, 0.1]), cube("b", [0.5, 0, 0.1])])
+    w.settle(0.5)
+    before_b = w.positions()[1].copy()
+    w.disable(0)
+    parked = w.positions()[0].copy()
+    assert parked[2] < -10                                  # far away, below the floor
+    w.step(1.0, forces=np.array([[100.0, 0, 0], [0, 0, 0]]))  # forces on a disabled body are ignored
+    np.testing.assert_allclose(w.positions()[0], parked)
+    np.testing.assert_allclose(w.positions()[1], before_b, atol=1e-4)  # undisturbed
+    # Drop it back right on top of b: collisions are on again, it lands on b.
+    w.enable(0, [0.5, 0, 0.5])
+    assert w.enabled.all()
+    w.step(2.0)
+    assert w.box(0).bottom == pytest.approx(0.2, abs=3e-3)
+
+
+def test_deterministic():
+    def run():
+        rng = np.random.default_rng(0)
+        bodies = [cube(f"o{i}", [0.3 * i, 0.1 * i, 0.1 + 0.25 * i], mass=1.0 + i, yaw=0.3 * i) for i in range(6)]
+        w = RigidWorld([Box.from_yaw([1, 1, 0.5], [0.3, 0.3, 0.5])], bodies)
+        w.settle(0.5)
+        f = rng.normal(0, 20, (6, 3))
+        w.step_with(1.0, lambda p, v: (f - 2.0 * v[:, :3], None))
+        return w.positions(), w.quats(), w.velocities()
+    for a, b in zip(run(), run()):
+        assert np.array_equal(a, b)
+
+
+def test_velocities_are_world_frame():
+    # A cube has isotropic inertia, so a world-z torque spins it about world z
+    # whatever its orientation.
+    q = np.array([0.8, 0.3, -0.4, 0.34])
+    q /= np.linalg.norm(q)
+    w = RigidWorld([], [BodySpec("c", Box(np.zeros(3), np.full(3, 0.1), quat_to_matrix(q)), 1.0)], floor=False)
+    w.step(0.1, torques=np.array([[0, 0, 0.1]]))
+    omega = w.velocities()[0, 3:]
+    # I = m (2 * 0.1^2) / 3 = 1/150; omega_z = 0.1 * 0.1 / I = 1.5 rad/s.
+    np.testing.assert_allclose(omega, [0, 0, 1.5], atol=1e-6)
+    np.testing.assert_allclose(w.box(0).rot, quat_to_matrix(w.quats()[0]))
+
+
+# ------------------------------------------------- hazards through the engine
+def test_floating_box_settles_at_equilibrium_depth():
+    # 0.4 x 0.4 x 0.2 m, 8 kg (density 250) released with its bottom on the
+    # surface of 0.5 m deep water: floats with 8 / (1000 * 0.16) = 0.05 m under.
+    w = RigidWorld([], [BodySpec("crate", Box.from_yaw([0, 0, 0.6], [0.2, 0.2, 0.1], 0.3), 8.0)])
+    w.step_with(8.0, FloodForceModel().force_fn(w, lambda xy: np.full(len(xy), 0.5)))
+    assert w.box(0).bottom == pytest.approx(0.45, abs=0.01)
+
+
+def test_iron_box_sinks():
+    # Same box at 2000 kg/m^3 (64 kg): buoyancy at most 313.9 N < 627.8 N weight.
+    w = RigidWorld([], [BodySpec("iron", Box.from_yaw([0, 0, 0.6], [0.2, 0.2, 0.1]), 64.0)])
+    w.step_with(4.0, FloodForceModel().force_fn(w, 0.5))
+    assert w.box(0).bottom == pytest.approx(0.0, abs=2e-3)
+
+
+def test_flood_current_carries_floating_box_to_wall():
+    wall = Box.from_yaw([3.1, 0, 1.0], [0.1, 3.0, 1.0])
+    w = RigidWorld([wall], [BodySpec("crate", Box.from_yaw([0, 0, 0.5], [0.2, 0.2, 0.1]), 8.0)])
+    model = FloodForceModel(water_velocity=np.array([0.5, 0, 0]))
+    w.step_with(15.0, model.force_fn(w, 0.5))
+    x = w.positions()[0, 0]
+    assert 2.7 < x < 2.8 + 5e-3  # drifted downstream and stopped at the wall face
+
+
+def test_wind_moves_light_object_not_heavy_one():
+    w = RigidWorld([], [cube("box", [0, 0, 0.2], half=0.2, mass=1.0), cube("safe", [0, 3, 0.2], half=0.2, mass=1.0)])
+    wind = WindModel(10.0, 0.0, turbulence=0.0, rng=np.random.default_rng(0))
+    wind.resample_turbulence(w.n)
+    w.step_with(1.0, wind.force_fn(w, resistances=[0.0, 11.0]))
+    p = w.positions()
+    assert p[0, 0] > 1.0                      # 0.16 m^2 * 122.5 = 19.6 N >> friction 7.8 N
+    np.testing.assert_allclose(p[1], [0, 3, 0.2], atol=2e-3)
