@@ -117,6 +117,7 @@ class HazardEnv(gym.Env):
         grid = GridSpec(world.scene.bounds, 0.1)
         self.grid = grid
         solid = rasterize_boxes(grid, [p.box for p in world.scene.solids()])
+        self.truth_solid = solid
         self.truth_blocked = inflate(solid, self.humanoid_spec.radius * 0.8, grid.resolution)
         self.walls = [p.box for p in world.scene.parts if p.kind in ("wall", "building")]
         self.memory_map = ObservedMap(grid, self.humanoid_spec.radius)
@@ -240,7 +241,9 @@ class HazardEnv(gym.Env):
             self.agent.xy = np.asarray(xy, float)
             self.agent.trace.append(self.agent.xy.copy())
             return True
-        self.memory_map.bump(xy)
+        # a bump reveals the solid cells the body touched (a bumper / touch sensor)
+        near = goal_cells_near(self.grid, ~self.truth_solid, xy, self.humanoid_spec.radius + 0.15)
+        self.memory_map.bump(xy, near)
         return False
 
     def _step_speed(self) -> float:
@@ -386,13 +389,20 @@ class HazardEnv(gym.Env):
                     for xy in self.world.hazard.floor.burning_centres()[:, :2]:
                         blocked[self.grid.to_cell(xy)] = True
                 start = self.grid.to_cell(self.agent.xy)
-                blocked[start] = False
-                goals = goal_cells_near(self.grid, blocked, goal, r + self.humanoid_spec.radius + ARRIVE_GAP)
-                if not goals:
-                    goals = goal_cells_near(self.grid, blocked, goal, self.humanoid_spec.reach)
+                blocked[self._disk(start, 0.15)] = False   # the body stands here: leave the inflated margin
+                # arrive within 0.5 m of the object; where furniture keeps the body
+                # farther away (objects on tables, beds), stop as close as free space allows
+                for extra in (0.0, 0.5, 1.0):
+                    near = r + self.humanoid_spec.radius + ARRIVE_GAP + extra
+                    goals = goal_cells_near(self.grid, blocked, goal, min(near, self.humanoid_spec.reach))
+                    if goals:
+                        break
                 cells = plan_path(blocked, start, goals)
                 if cells is None:
                     return False, f"no path to {act.object_id} on the observed map"
+                if len(cells) == 1:      # already at the closest free place
+                    self._face(goal)
+                    return True, f"stopped {gap + ARRIVE_GAP:.2f} m from the object: furniture in the way"
                 path = list(simplify_path(self.grid, cells)[1:]) or [self.grid.to_world(cells[-1])]
                 replan_at = frames + 10
             waypoint = path[0]
@@ -417,6 +427,12 @@ class HazardEnv(gym.Env):
         goal = target.box.center[:2]
         left = float(np.linalg.norm(goal - self.agent.xy))
         return False, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)"
+
+    def _disk(self, cell, radius: float):
+        i, j = cell
+        r = int(np.ceil(radius / self.grid.resolution))
+        h, w = self.grid.shape
+        return slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w))
 
     def _face(self, xy) -> None:
         c = np.asarray(xy) - self.agent.xy

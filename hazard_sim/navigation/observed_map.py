@@ -39,8 +39,11 @@ class ObservedMap:
         self.seen_free[i[floor], j[floor]] = True
         self._blocked = None
 
-    def bump(self, xy) -> None:
+    def bump(self, xy, cells=()) -> None:
+        """Mark the cell at ``xy`` and any other ``cells`` (touched solid cells) as obstacles."""
         self.bumped[self.spec.to_cell(xy)] = True
+        for c in cells:
+            self.bumped[c] = True
         self._blocked = None
 
     def obstacles(self) -> np.ndarray:

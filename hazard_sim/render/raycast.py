@@ -13,7 +13,8 @@ scene costs well under a millisecond, see ``benchmarks/bench_render.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from functools import partial
+from typing import Callable, Sequence
 
 import numpy as np
 import open3d as o3d
@@ -110,32 +111,50 @@ class WaterSurface:
         h = self.level - np.tan(self.slope_rad) * np.maximum(d, 0.0)
         return np.maximum(h, 0.0)
 
-    def intersect(self, origin: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-        """Ray parameter ``t > 0`` of the first crossing of the surface by rays
-        ``origin + t * dirs`` (one origin (3,), directions (..., 3)); inf if none.
+    def intersect(self, origin, dx: np.ndarray, dy: np.ndarray, dz: np.ndarray) -> np.ndarray:
+        """Ray parameter ``t > 0`` of the first crossing of the surface by the
+        rays ``origin + t * (dx, dy, dz)`` (one origin (3,), direction
+        components as equally shaped arrays); inf where there is none.
 
         Analytic: the surface is the union of the flat piece (d <= 0) and the
         sloped plane (d >= 0, h > 0); take the nearest valid crossing.
         """
         if self.level <= 0.0:
-            return np.full(dirs.shape[:-1], np.inf, np.float32)
+            return np.full(np.shape(dz), np.inf, np.float32)
         ox, oy, oz = (float(v) for v in origin)
-        px, py = self.origin
         ux, uy = self.direction
-        k = np.float32(np.tan(self.slope_rad))
-        d0 = (ox - px) * ux + (oy - py) * uy                # distance of the ray origin
-        dd = dirs[..., 0] * np.float32(ux) + dirs[..., 1] * np.float32(uy)  # its rate
-        dz = dirs[..., 2]
+        k = np.tan(self.slope_rad)
+        d0 = (ox - self.origin[0]) * ux + (oy - self.origin[1]) * uy  # d at the ray origin
+        dd = dx * np.float32(ux) + dy * np.float32(uy)                # and its rate along t
         with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (self.level - oz) / dz                     # flat piece, valid where d <= 0
+            t1 = (self.level - oz) / dz                                # flat piece (d <= 0)
             t1[~((t1 > 0) & (d0 + t1 * dd <= 0))] = np.inf
-            t2 = (self.level - oz - k * d0) / (dz + k * dd)  # sloped piece
+            t2 = np.float32(self.level - oz - k * d0) / (dz + np.float32(k) * dd)  # slope
             d2 = d0 + t2 * dd
             t2[~((t2 > 0) & (d2 >= 0) & (self.level - k * d2 > 0))] = np.inf
         return np.minimum(t1, t2)
 
 
-@dataclass
+class _LazyPoints:
+    """``Frame.points`` descriptor: unprojects ``depth`` on first access.
+
+    A renderer passes ``points=None`` and an ``unproject`` callable; the world
+    points are then only computed (once) if somebody reads them.
+    """
+
+    def __get__(self, frame, owner=None):
+        if frame is None:
+            return None                       # the dataclass field default
+        pts = frame.__dict__.get("_points")
+        if pts is None and frame.unproject is not None:
+            pts = frame.__dict__["_points"] = frame.unproject(frame.depth)
+        return pts
+
+    def __set__(self, frame, value):
+        frame.__dict__["_points"] = value
+
+
+@dataclass(eq=False)
 class Frame:
     """One rendered view (H rows, W columns).
 
@@ -144,6 +163,8 @@ class Frame:
       where nothing was hit within [near, far].
     * ``seg`` (H, W) int32 instance id of the hit, 0 where nothing was hit.
     * ``points`` (H, W, 3) float32 world coordinates of the hit, nan if none.
+      Computed from ``depth`` and the camera pose on first access (it costs
+      about as much as the rest of the post-processing together).
     * ``water_depth`` (H, W) float32 water height above the hit point (>= 0,
       0 where nothing was hit) when rendered with water, else None.
 
@@ -153,8 +174,9 @@ class Frame:
     rgb: np.ndarray
     depth: np.ndarray
     seg: np.ndarray
-    points: np.ndarray
+    points: np.ndarray | None = _LazyPoints()
     water_depth: np.ndarray | None = None
+    unproject: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
 
 class _Part:
@@ -173,8 +195,11 @@ class _Part:
         self.tri_shade = _lambert(normals)
 
     def recolor(self, ids: np.ndarray, colors: np.ndarray) -> None:
-        for i, c in zip(ids, colors):
-            self.tri_base[self.tri_ids == i] = c
+        order = np.argsort(ids, kind="stable")
+        ids, colors = ids[order], colors[order]
+        k = np.minimum(np.searchsorted(ids, self.tri_ids), len(ids) - 1)
+        match = ids[k] == self.tri_ids
+        self.tri_base[match] = colors[k[match]]
 
 
 class RaycastRenderer:
@@ -193,8 +218,14 @@ class RaycastRenderer:
 
     def __init__(self, camera: CameraSpec = CameraSpec(), nthreads: int = 0):
         self.camera = camera
-        self.nthreads = nthreads
-        self._dirs_cam = camera.ray_directions().reshape(-1, 3)  # (HW, 3), z = 1
+        self.nthreads = nthreads                  # Open3D threads, 0 = all
+        k = camera.intrinsics()
+        self._xn = ((np.arange(camera.width) - k[0, 2]) / k[0, 0]).astype(np.float32)
+        self._yn = ((np.arange(camera.height) - k[1, 2]) / k[1, 1]).astype(np.float32)
+        # Homogeneous optical-frame directions (x/z, y/z, 1, 1): one matmul with
+        # a 4x6 matrix then yields the interleaved rays [origin, direction].
+        self._dirs_h = np.ones((camera.height * camera.width, 4), np.float32)
+        self._dirs_h[:, :3] = camera.ray_directions().reshape(-1, 3)
         self._rays = np.empty((camera.height, camera.width, 6), np.float32)
         self._rays_t = o3d.core.Tensor.from_numpy(self._rays)  # shares memory
         self._static = _Part([], [], np.zeros((0, 3)))
@@ -219,6 +250,8 @@ class RaycastRenderer:
         """Recolour instances (all boxes with these ids) without touching geometry."""
         ids = np.asarray(ids, np.int32).reshape(-1)
         colors = np.asarray(colors, np.uint8).reshape(-1, 3)
+        if not len(ids):
+            return
         self._static.recolor(ids, colors)
         self._dynamic.recolor(ids, colors)
         self._tables()
@@ -250,53 +283,68 @@ class RaycastRenderer:
         if self._scene is None:
             self._build()
         cam = self.camera
-        h, w = cam.height, cam.width
-        pos = np.asarray(position, np.float32).reshape(3)
-        rays = self._rays.reshape(-1, 6)
-        dirs = rays[:, 3:]
-        np.matmul(self._dirs_cam, np.asarray(rot, np.float32).T, out=dirs)
-        # Rays start on the near plane (z = near, as directions have unit z).
-        np.multiply(dirs, np.float32(cam.near), out=rays[:, :3])
-        rays[:, :3] += pos
+        pos = np.asarray(position, np.float64).reshape(3)
+        rot = np.asarray(rot, np.float64).reshape(3, 3)
+        # Rays start on the near plane (z = near, as the directions have unit z).
+        m = np.zeros((4, 6), np.float32)
+        m[:3, :3] = cam.near * rot.T
+        m[:3, 3:] = rot.T
+        m[3, :3] = pos
+        np.matmul(self._dirs_h, m, out=self._rays.reshape(-1, 6))
 
         ans = self._scene.cast_rays(self._rays_t, nthreads=self.nthreads)
-        depth = ans["t_hit"].numpy()                        # (H, W) float32, fresh
-        prim = ans["primitive_ids"].numpy().astype(np.intp)  # INVALID_ID -> huge
-        np.minimum(prim, self._ntri, out=prim)               # -> 'no hit' entry
+        depth = ans["t_hit"].numpy()              # (H, W) float32, fresh each call
+        prim = ans["primitive_ids"].numpy()       # uint32, INVALID_ID = 2**32 - 1
         far = depth > np.float32(cam.far - cam.near)
-        if far.any():                                        # beyond the far plane
-            prim[far] = self._ntri
+        if far.any():                             # beyond the far plane: no hit
+            prim[far] = _INVALID
             depth[far] = np.inf
         depth += np.float32(cam.near)
-        hit = prim < self._ntri
+        # mode="clip" sends INVALID_ID to the last table entry ('no hit').
+        seg = np.take(self._seg_lut, prim, mode="clip")
+        unproject = partial(self.unproject, position=pos, rot=rot)
+        if water is None:
+            rgb = np.take(self._rgb_lut, prim, axis=0, mode="clip")
+            return Frame(rgb, depth, seg, None, None, unproject)
 
-        seg = self._seg_lut[prim]
-        # Points are the ray at t = depth (z-depth) from the camera position.
-        points = dirs.reshape(h, w, 3) * depth[..., None]
-        points += pos
-        points[~hit] = np.nan
+        dx, dy, dz = self._world_dirs(rot)
+        if water.height_at(pos[:2]) > pos[2]:     # camera under water: all tinted
+            under = np.ones(depth.shape, bool)
+        else:                                     # surface crossed before the hit
+            under = water.intersect(pos, dx, dy, dz) < depth
+        idx = np.minimum(prim, np.uint32(self._ntri))
+        np.add(idx, np.uint32(self._ntri + 1), out=idx, where=under)
+        lut = np.concatenate([self._rgb_lut, _blend(self._rgb_lut, water.color, water.alpha)])
+        rgb = np.take(lut, idx, axis=0)
+        points = self._points(depth, pos, dx, dy, dz)
+        water_depth = np.fmax(water.height_at(points[..., :2]) - points[..., 2], 0)  # nan -> 0
+        return Frame(rgb, depth, seg, points, water_depth.astype(np.float32, copy=False),
+                     unproject)
 
-        water_depth = None
-        lut = self._rgb_lut
-        if water is not None:
-            t_w = self._water_hits(water, pos, dirs.reshape(h, w, 3))
-            under = t_w < depth                              # crosses before the hit
-            prim += under * (self._ntri + 1)                 # -> blended table half
-            lut = np.concatenate([lut, _blend(lut, water.color, water.alpha)])
-            water_depth = water.height_at(points[..., :2]) - points[..., 2]
-            water_depth[~hit] = 0.0
-            np.maximum(water_depth, 0.0, out=water_depth)
-            water_depth = water_depth.astype(np.float32, copy=False)
-        rgb = lut[prim]
-        return Frame(rgb, depth, seg, points, water_depth)
+    def unproject(self, depth: np.ndarray, position, rot) -> np.ndarray:
+        """World points (H, W, 3) float32 of a z-depth image seen from a pose;
+        nan where depth is not finite."""
+        pos = np.asarray(position, np.float64).reshape(3)
+        return self._points(depth, pos, *self._world_dirs(np.asarray(rot, np.float64)))
 
-    @staticmethod
-    def _water_hits(water: WaterSurface, pos: np.ndarray, dirs: np.ndarray) -> np.ndarray:
-        """Ray parameter (= z-depth) of the first water crossing, inf if none;
-        0 everywhere when the camera itself is under water."""
-        if water.height_at(pos[:2]) > pos[2]:
-            return np.zeros(dirs.shape[:-1], np.float32)
-        return water.intersect(pos, dirs)
+    def _world_dirs(self, rot: np.ndarray):
+        """World components (H, W) of the unit-z ray directions: separable in
+        pixel column and row, so three outer sums."""
+        return tuple(np.add.outer((rot[i, 1] * self._yn + rot[i, 2]).astype(np.float32),
+                                  (rot[i, 0] * self._xn).astype(np.float32))
+                     for i in range(3))
+
+    def _points(self, depth, pos, dx, dy, dz) -> np.ndarray:
+        d = np.where(np.isfinite(depth), depth, np.float32(np.nan))
+        out = np.empty(depth.shape + (3,), np.float32)
+        for i, comp in enumerate((dx, dy, dz)):
+            c = comp * d
+            c += np.float32(pos[i])
+            out[..., i] = c
+        return out
+
+
+_INVALID = np.uint32(o3d.t.geometry.RaycastingScene.INVALID_ID)
 
 
 def _blend(rgb: np.ndarray, color, alpha: float) -> np.ndarray:
