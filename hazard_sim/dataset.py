@@ -7,6 +7,8 @@ byte-identical files each time) and are validated on load.
 """
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -63,10 +65,13 @@ FILE_SCHEMA = {
 }
 
 
+_EPISODE_VALIDATOR = jsonschema.Draft202012Validator(EPISODE_SCHEMA)
+
+
 def validate_episode(ep: dict, where: str = "episode") -> dict:
     """Check an episode record's shape and meaning; raise DatasetError saying what is wrong."""
     try:
-        jsonschema.validate(ep, EPISODE_SCHEMA)
+        _EPISODE_VALIDATOR.validate(ep)
     except jsonschema.ValidationError as e:
         path = "/".join(str(p) for p in e.absolute_path)
         raise DatasetError(f"{where}: {e.message} (at {path or 'top level'})") from None
@@ -108,8 +113,17 @@ def dataset_path(task: str, split: str, root: Path | None = None) -> Path:
 
 
 def load_dataset(task: str, split: str, root: Path | None = None) -> list[dict]:
-    """Load and validate a dataset file."""
+    """Load and validate a dataset file (cached per file and modification time)."""
     path = dataset_path(task, split, root)
+    if not path.exists():
+        raise DatasetError(f"dataset file {path} is missing; create it with `hazard dataset generate`")
+    st = path.stat()
+    return _load_cached(str(path), task, split, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_cached(path_str: str, task: str, split: str, mtime: int, size: int) -> list[dict]:
+    path = Path(path_str)
     if not path.exists():
         raise DatasetError(f"dataset file {path} is missing; create it with `hazard dataset generate`")
     try:
@@ -129,7 +143,7 @@ def load_episode(task: str, split: str, index: int, root: Path | None = None) ->
     episodes = load_dataset(task, split, root)
     if not 0 <= index < len(episodes):
         raise IndexError(f"episode {index} out of range: {task}/{split} has episodes 0..{len(episodes) - 1}")
-    return episodes[index]
+    return copy.deepcopy(episodes[index])
 
 
 # --------------------------------------------------------------------------- generation

@@ -504,5 +504,6 @@ class HazardEnv(gym.Env):
 
     def _info(self, result: ActionResult) -> dict:
         return {"action_result": result.to_dict(), "labels": self.world.labels(),
+                "bounds": list(self.world.scene.bounds),
                 "observations": list(self._pending), "frame": self.world.frame,
                 "rescued_ids": [r.id for r in self.rescued]}

@@ -77,7 +77,7 @@ apt_install() {
     as_root apt-get update -qq || return 1
     APT_UPDATED=1
   fi
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
 
 # ------------------------------------------------------------------- the venv
@@ -124,22 +124,25 @@ else
 fi
 
 # ----------------------------------------------------------- 2. build tooling
-if ! command -v cmake >/dev/null 2>&1; then
-  log "cmake not found: apt-get install -y cmake"
-  apt_install cmake || die "cmake is missing and could not be installed with apt-get (install CMake >= 3.16 yourself)"
-fi
-if ! command -v c++ >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
-  log "C/C++ compiler or make not found: apt-get install -y g++ make"
-  apt_install g++ make || die "a C/C++ compiler and make are needed to build interfaces/ and could not be installed with apt-get"
-fi
-PY_INCLUDE="$(vpy -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
-if [[ ! -f "$PY_INCLUDE/Python.h" ]]; then
-  log "Python headers missing ($PY_INCLUDE/Python.h): apt-get install -y python3-dev"
-  apt_install python3-dev || true
-  [[ -f "$PY_INCLUDE/Python.h" ]] || die "Python.h not found in $PY_INCLUDE: install the development headers of $PY"
-fi
-NUMPY_INCLUDE="$(vpy -c 'import numpy; print(numpy.get_include())')" \
-  || die "numpy does not import in $VENV (it comes with ros-rosidl-generator-py)"
+# Only needed (and checked) when an interface package has to be (re)built.
+ensure_build_tools() {
+  if ! command -v cmake >/dev/null 2>&1; then
+    log "cmake not found: apt-get install -y cmake"
+    apt_install cmake || die "cmake is missing and could not be installed with apt-get (install CMake >= 3.16 yourself)"
+  fi
+  if ! command -v c++ >/dev/null 2>&1 || ! command -v cc >/dev/null 2>&1 || ! command -v make >/dev/null 2>&1; then
+    log "C/C++ compiler or make not found: apt-get install -y g++ make"
+    apt_install g++ make || die "a C/C++ compiler and make are needed to build interfaces/ and could not be installed with apt-get"
+  fi
+  PY_INCLUDE="$(vpy -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+  if [[ ! -f "$PY_INCLUDE/Python.h" ]]; then
+    log "Python headers missing ($PY_INCLUDE/Python.h): apt-get install -y python3-dev"
+    apt_install python3-dev || true
+    [[ -f "$PY_INCLUDE/Python.h" ]] || die "Python.h not found in $PY_INCLUDE: install the development headers of $PY"
+  fi
+  NUMPY_INCLUDE="$(vpy -c 'import numpy; print(numpy.get_include())')" \
+    || die "numpy does not import in $VENV (it comes with ros-rosidl-generator-py)"
+}
 
 # The message wheels' exported CMake targets (share/<pkg>/cmake/*Export.cmake)
 # name the include directories of the machine they were built on
@@ -218,7 +221,7 @@ BUILD_ROOT=""
 cleanup() { [[ -n "$BUILD_ROOT" && -d "$BUILD_ROOT" ]] && rm -rf "$BUILD_ROOT"; return 0; }
 trap cleanup EXIT
 
-fixed_includes=0
+prepared=0
 for pkg in "${PKGS[@]}"; do
   want="$(src_hash "$pkg")"
   stamp="$STATE/$pkg.sha256"
@@ -232,7 +235,7 @@ for pkg in "${PKGS[@]}"; do
     fi
     log "$pkg: sources changed since the last build: rebuilding"
   fi
-  if ((fixed_includes == 0)); then fix_exported_include_dirs; fixed_includes=1; fi
+  if ((prepared == 0)); then ensure_build_tools; fix_exported_include_dirs; prepared=1; fi
   [[ -n "$BUILD_ROOT" ]] || BUILD_ROOT="$(mktemp -d "${TMPDIR:-/tmp}/hazard_ros_build.XXXXXX")"
   b="$BUILD_ROOT/$pkg"; mkdir -p "$b"
   t=$SECONDS
@@ -250,7 +253,7 @@ for pkg in "${PKGS[@]}"; do
     die "$pkg: CMake configure failed (full log: $STATE/$pkg.configure.log)"
   fi
   if ! "${export_env[@]}" cmake --build "$b" -j "$(nproc)" >"$b/build.log" 2>&1; then
-    grep -E -m 20 'error|Error' "$b/build.log" >&2 || tail -n 40 "$b/build.log" >&2
+    tail -n 30 "$b/build.log" >&2
     cp "$b/build.log" "$STATE/$pkg.build.log"
     die "$pkg: build failed (full log: $STATE/$pkg.build.log)"
   fi

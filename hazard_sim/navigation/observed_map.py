@@ -24,12 +24,14 @@ class ObservedMap:
         self.bumped = np.zeros(spec.shape, bool)
         self._blocked = None
 
-    def integrate(self, points: np.ndarray, ignore_mask: np.ndarray | None = None) -> None:
+    def integrate(self, points: np.ndarray, ignore_mask: np.ndarray | None = None,
+                  stride: int | None = None) -> None:
         """Add a frame's world points (H,W,3); ``ignore_mask`` marks pixels of movable objects."""
-        p = points[::self.stride, ::self.stride]
+        s = self.stride if stride is None else stride
+        p = points[::s, ::s]
         ok = np.isfinite(p[..., 0])
         if ignore_mask is not None:
-            ok &= ~ignore_mask[::self.stride, ::self.stride]
+            ok &= ~ignore_mask[::s, ::s]
         p = p[ok]
         i, j = self.spec.to_cells(p[:, :2])
         z = p[:, 2]

@@ -3,12 +3,15 @@
 Every box becomes 12 triangles of one merged triangle mesh; a hit's primitive
 (triangle) id then indexes small per-triangle tables holding the instance id
 and the already shaded colour (Lambert with a fixed light is view independent,
-so shading is baked per triangle). Per frame the work is: rotate the
-precomputed camera rays, cast them, and do two table lookups.
+so shading is baked per triangle). Per frame the work is: write the rays
+(their directions are separable in pixel row and column), cast them, and do
+two table lookups. World points are only unprojected when asked for.
 
 Open3D cannot move geometry in a ``RaycastingScene``, so ``set_dynamic``
-rebuilds the scene (static triangles are cached; the rebuild of a ~150 box
-scene costs well under a millisecond, see ``benchmarks/bench_render.py``).
+rebuilds the scene (static triangles are cached; rebuilding a ~150 box scene
+costs well under a millisecond, see ``benchmarks/bench_render.py``).
+
+A renderer reuses one ray buffer: use one renderer per thread.
 """
 from __future__ import annotations
 
@@ -78,14 +81,17 @@ def _lambert(normals: np.ndarray) -> np.ndarray:
 
 @dataclass
 class WaterSurface:
-    """A translucent water surface: a height field ``z = height_at(xy)``.
+    """A translucent water body under the height field ``z = height_at(xy)``.
 
     The default model is a flat pool at height ``level`` behind the source
     (``dot(xy - origin, direction) <= 0``) that slopes down with angle
-    ``slope_rad`` away from it: ``h = level - tan(slope_rad) * d`` with
+    ``slope_rad >= 0`` away from it: ``h = level - tan(slope_rad) * d`` with
     ``d = max(0, dot(xy - origin, direction))``, clipped at ``h >= 0`` (no
     water where it would be <= 0). ``direction`` is normalised on creation.
-    Subclasses with another height field must override both ``height_at`` and
+    The water fills ``0 <= z < h(x, y)``, which is convex: the intersection
+    of the half-spaces ``z < level``, ``z + tan(slope) * d < level`` and
+    ``z >= 0``, so rays are clipped against it analytically.
+    Subclasses with another height field must override ``height_xy`` and
     ``intersect``.
     """
 
@@ -101,38 +107,54 @@ class WaterSurface:
         d = np.asarray(self.direction, float).reshape(2)
         self.direction = d / np.linalg.norm(d)
         self.color = np.asarray(self.color, np.uint8).reshape(3)
+        if not 0.0 <= self.slope_rad < np.pi / 2:
+            raise ValueError(f"slope_rad must be in [0, pi/2), got {self.slope_rad}")
 
     def height_at(self, xy: np.ndarray) -> np.ndarray:
         """Water surface height (m, >= 0) at points ``xy`` of shape (..., 2)."""
         xy = np.asarray(xy)
-        ox, oy = self.origin
-        dx, dy = self.direction
-        d = (xy[..., 0] - ox) * dx + (xy[..., 1] - oy) * dy
-        h = self.level - np.tan(self.slope_rad) * np.maximum(d, 0.0)
+        return self.height_xy(xy[..., 0], xy[..., 1])
+
+    def height_xy(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``height_at`` with the coordinates given as separate arrays."""
+        (ox, oy), (ux, uy) = self.origin.tolist(), self.direction.tolist()  # python floats
+        d = x * ux + y * uy - (ox * ux + oy * uy)            # keep float32 inputs float32
+        h = self.level - float(np.tan(self.slope_rad)) * np.maximum(d, 0.0)
         return np.maximum(h, 0.0)
 
-    def intersect(self, origin, dx: np.ndarray, dy: np.ndarray, dz: np.ndarray) -> np.ndarray:
-        """Ray parameter ``t > 0`` of the first crossing of the surface by the
-        rays ``origin + t * (dx, dy, dz)`` (one origin (3,), direction
-        components as equally shaped arrays); inf where there is none.
+    def _half_spaces(self):
+        """The water as ``n . p <= c`` for each (n, c)."""
+        k = float(np.tan(self.slope_rad))
+        planes = [((0.0, 0.0, 1.0), self.level), ((0.0, 0.0, -1.0), 0.0)]
+        if k > 0.0:
+            ux, uy = self.direction
+            planes.append(((k * ux, k * uy, 1.0), self.level + k * (self.origin @ self.direction)))
+        return planes
 
-        Analytic: the surface is the union of the flat piece (d <= 0) and the
-        sloped plane (d >= 0, h > 0); take the nearest valid crossing.
+    def intersect(self, origin, dx: np.ndarray, dy: np.ndarray, dz: np.ndarray) -> np.ndarray:
+        """Ray parameter ``t >= 0`` where the rays ``origin + t * (dx, dy, dz)``
+        (one origin (3,), direction components as equally shaped float32
+        arrays) first are in the water: 0 if the origin is under water, inf
+        where the ray misses the water. Cyrus-Beck clipping against the
+        half-spaces; the origin's side of each plane is a scalar test.
         """
+        o = np.asarray(origin, float).reshape(3)
         if self.level <= 0.0:
             return np.full(np.shape(dz), np.inf, np.float32)
-        ox, oy, oz = (float(v) for v in origin)
-        ux, uy = self.direction
-        k = np.tan(self.slope_rad)
-        d0 = (ox - self.origin[0]) * ux + (oy - self.origin[1]) * uy  # d at the ray origin
-        dd = dx * np.float32(ux) + dy * np.float32(uy)                # and its rate along t
+        t_in, t_out = np.float32(0.0), np.float32(np.inf)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (self.level - oz) / dz                                # flat piece (d <= 0)
-            t1[~((t1 > 0) & (d0 + t1 * dd <= 0))] = np.inf
-            t2 = np.float32(self.level - oz - k * d0) / (dz + np.float32(k) * dd)  # slope
-            d2 = d0 + t2 * dd
-            t2[~((t2 > 0) & (d2 >= 0) & (self.level - k * d2 > 0))] = np.inf
-        return np.minimum(t1, t2)
+            for (nx, ny, nz), c in self._half_spaces():
+                den = dz * np.float32(nz)
+                if nx or ny:
+                    den += dx * np.float32(nx) + dy * np.float32(ny)
+                num = c - (nx * o[0] + ny * o[1] + nz * o[2])  # < 0: origin outside
+                t = np.float32(num) / den
+                t = np.where(t > 0, t, np.float32(np.inf))  # the ray's one crossing, if ahead
+                if num < 0:
+                    t_in = np.maximum(t_in, t)                # must enter there
+                else:
+                    t_out = np.minimum(t_out, t)              # leaves there
+        return np.where(t_in < t_out, t_in, np.float32(np.inf))
 
 
 class _LazyPoints:
@@ -219,13 +241,11 @@ class RaycastRenderer:
     def __init__(self, camera: CameraSpec = CameraSpec(), nthreads: int = 0):
         self.camera = camera
         self.nthreads = nthreads                  # Open3D threads, 0 = all
+        # Optical-frame ray directions are (xn[u], yn[v], 1): unit z, so the
+        # ray parameter of a hit is its z-depth.
         k = camera.intrinsics()
         self._xn = ((np.arange(camera.width) - k[0, 2]) / k[0, 0]).astype(np.float32)
         self._yn = ((np.arange(camera.height) - k[1, 2]) / k[1, 1]).astype(np.float32)
-        # Homogeneous optical-frame directions (x/z, y/z, 1, 1): one matmul with
-        # a 4x6 matrix then yields the interleaved rays [origin, direction].
-        self._dirs_h = np.ones((camera.height * camera.width, 4), np.float32)
-        self._dirs_h[:, :3] = camera.ray_directions().reshape(-1, 3)
         self._rays = np.empty((camera.height, camera.width, 6), np.float32)
         self._rays_t = o3d.core.Tensor.from_numpy(self._rays)  # shares memory
         self._static = _Part([], [], np.zeros((0, 3)))
@@ -285,12 +305,17 @@ class RaycastRenderer:
         cam = self.camera
         pos = np.asarray(position, np.float64).reshape(3)
         rot = np.asarray(rot, np.float64).reshape(3, 3)
-        # Rays start on the near plane (z = near, as the directions have unit z).
-        m = np.zeros((4, 6), np.float32)
-        m[:3, :3] = cam.near * rot.T
-        m[:3, 3:] = rot.T
-        m[3, :3] = pos
-        np.matmul(self._dirs_h, m, out=self._rays.reshape(-1, 6))
+        # Interleaved rays [origin, direction], written component-wise straight
+        # into the shared buffer (no BLAS matmul: its threads compete with
+        # Embree's). World directions are separable in pixel row and column,
+        # rows (H, 1) + columns (1, W); rays start on the near plane
+        # (z = near, as the directions have unit z).
+        rows, cols = self._dir_terms(rot)
+        near = np.float32(cam.near)
+        for i in range(3):
+            np.add.outer(rows[i], cols[i], out=self._rays[..., 3 + i])
+            np.add.outer(rows[i] * near + np.float32(pos[i]), cols[i] * near,
+                         out=self._rays[..., i])
 
         ans = self._scene.cast_rays(self._rays_t, nthreads=self.nthreads)
         depth = ans["t_hit"].numpy()              # (H, W) float32, fresh each call
@@ -307,40 +332,47 @@ class RaycastRenderer:
             rgb = np.take(self._rgb_lut, prim, axis=0, mode="clip")
             return Frame(rgb, depth, seg, None, None, unproject)
 
-        dx, dy, dz = self._world_dirs(rot)
-        if water.height_at(pos[:2]) > pos[2]:     # camera under water: all tinted
-            under = np.ones(depth.shape, bool)
-        else:                                     # surface crossed before the hit
-            under = water.intersect(pos, dx, dy, dz) < depth
+        dirs = self._world_dirs(rot)
+        under = water.intersect(pos, *dirs) < depth  # in water before the hit
         idx = np.minimum(prim, np.uint32(self._ntri))
         np.add(idx, np.uint32(self._ntri + 1), out=idx, where=under)
         lut = np.concatenate([self._rgb_lut, _blend(self._rgb_lut, water.color, water.alpha)])
         rgb = np.take(lut, idx, axis=0)
-        points = self._points(depth, pos, dx, dy, dz)
-        water_depth = np.fmax(water.height_at(points[..., :2]) - points[..., 2], 0)  # nan -> 0
-        return Frame(rgb, depth, seg, points, water_depth.astype(np.float32, copy=False),
+        x, y, z = self._xyz(depth, pos, dirs)
+        water_depth = np.fmax(water.height_xy(x, y) - z, np.float32(0))  # nan (no hit) -> 0
+        return Frame(rgb, depth, seg, None, water_depth.astype(np.float32, copy=False),
                      unproject)
 
     def unproject(self, depth: np.ndarray, position, rot) -> np.ndarray:
         """World points (H, W, 3) float32 of a z-depth image seen from a pose;
         nan where depth is not finite."""
         pos = np.asarray(position, np.float64).reshape(3)
-        return self._points(depth, pos, *self._world_dirs(np.asarray(rot, np.float64)))
+        out = np.empty(depth.shape + (3,), np.float32)
+        for i, c in enumerate(self._xyz(depth, pos, self._world_dirs(np.asarray(rot, float)))):
+            out[..., i] = c
+        return out
+
+    def _dir_terms(self, rot: np.ndarray):
+        """Row (3, H) and column (3, W) float32 terms of the world ray directions:
+        direction[i] at pixel (v, u) = rows[i, v] + cols[i, u]."""
+        rows = (rot[:, 1:2] * self._yn + rot[:, 2:3]).astype(np.float32)
+        cols = (rot[:, 0:1] * self._xn).astype(np.float32)
+        return rows, cols
 
     def _world_dirs(self, rot: np.ndarray):
-        """World components (H, W) of the unit-z ray directions: separable in
-        pixel column and row, so three outer sums."""
-        return tuple(np.add.outer((rot[i, 1] * self._yn + rot[i, 2]).astype(np.float32),
-                                  (rot[i, 0] * self._xn).astype(np.float32))
-                     for i in range(3))
+        """World components (H, W) of the unit-z ray directions (3 arrays)."""
+        rows, cols = self._dir_terms(rot)
+        return tuple(np.add.outer(rows[i], cols[i]) for i in range(3))
 
-    def _points(self, depth, pos, dx, dy, dz) -> np.ndarray:
+    @staticmethod
+    def _xyz(depth, pos, dirs):
+        """World x, y, z (H, W) of the hits; nan where depth is not finite."""
         d = np.where(np.isfinite(depth), depth, np.float32(np.nan))
-        out = np.empty(depth.shape + (3,), np.float32)
-        for i, comp in enumerate((dx, dy, dz)):
-            c = comp * d
+        out = []
+        for i, c in enumerate(dirs):
+            c = c * d
             c += np.float32(pos[i])
-            out[..., i] = c
+            out.append(c)
         return out
 
 

@@ -1,0 +1,119 @@
+"""Run episodes embedded (no middleware): one episode, or a resumable parallel sweep."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from hazard_sim.agents import make_agent
+from hazard_sim.env import HazardEnv
+from hazard_sim.metrics import aggregate
+from hazard_sim.render.camera import CameraSpec
+
+MAX_ACTIONS = 2000
+
+
+def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, *,
+                camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
+                hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
+                dataset_root=None) -> dict:
+    """Run one episode to its end and return its metrics (a JSON-able dict)."""
+    t0 = time.perf_counter()
+    env = HazardEnv(task, split, episode, seed=seed, camera=camera,
+                    hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root)
+    obs, info = env.reset()
+    pol = make_agent(agent, seed=seed, **(agent_kwargs or {}))
+    pol.reset(obs, info)
+    recorder = None
+    if save_viz:
+        from hazard_sim.viz import EpisodeRecorder
+        recorder = EpisodeRecorder(env, save_viz)
+        recorder.add(info, obs)
+    actions = failed = 0
+    terminated = truncated = False
+    while not (terminated or truncated) and actions < MAX_ACTIONS:
+        action = pol.act(obs, info)
+        obs, _, terminated, truncated, info = env.step(action)
+        actions += 1
+        failed += not info["action_result"]["success"]
+        if recorder:
+            recorder.add(info, obs)
+    m = env.metrics()
+    m.update({"agent": agent, "actions": actions, "failed_actions": failed,
+              "wall_time_s": round(time.perf_counter() - t0, 3)})
+    if recorder:
+        m["viz"] = recorder.finish(m)
+    return m
+
+
+def _run_one(args):
+    return run_episode(**args)
+
+
+def load_results(path: Path) -> list[dict]:
+    """Results already written to a sweep file (a torn last line is ignored)."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return out
+
+
+def bench(task: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
+          out: str | None = None, ray_address: str | None = None, progress=True,
+          agent_kwargs: dict | None = None) -> dict:
+    """Run episodes in parallel, append one JSON line per finished episode to ``out``
+    (skipping those already there: an interrupted sweep resumes), and aggregate."""
+    path = Path(out) if out else None
+    done = load_results(path) if path else []
+    done = [d for d in done if d.get("task") == task and d.get("agent") == agent and d.get("split") == split]
+    have = {d["episode"] for d in done}
+    todo = [e for e in episodes if e not in have]
+    jobs = [dict(task=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs)
+            for e in todo]
+    results = [d for d in done if d["episode"] in set(episodes)]
+    fh = open(path, "a") if path else None
+
+    def record(r):
+        results.append(r)
+        if fh:
+            fh.write(json.dumps(r) + "\n")
+            fh.flush()
+        if progress:
+            print(f"[{len(results)}/{len(episodes)}] {task}/{split} ep {r['episode']:3d} {agent}: "
+                  f"value {r['value_rate']:.3f} frames {r['frames']} ({r['wall_time_s']:.1f} s)",
+                  file=sys.stderr, flush=True)
+
+    try:
+        if ray_address:
+            import ray
+            ray.init(address=ray_address, ignore_reinit_error=True)
+            remote = ray.remote(_run_one)
+            pending = [remote.remote(j) for j in jobs]
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                record(ray.get(ready[0]))
+        elif workers <= 1 or len(jobs) <= 1:
+            for j in jobs:
+                record(_run_one(j))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futs = [pool.submit(_run_one, j) for j in jobs]
+                for f in as_completed(futs):
+                    record(f.result())
+    finally:
+        if fh:
+            fh.close()
+    results.sort(key=lambda r: r["episode"])
+    return {"task": task, "split": split, "agent": agent, **aggregate(results), "results": results}
+
+
+def default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 4))
