@@ -309,6 +309,8 @@ class HazardEnv(gym.Env):
         start = self.world.frame
         handler = getattr(self, f"_do_{act.name}")
         success, reason = handler(act)
+        if self.world.frame == start and act.name != "stop":
+            self._advance(1)          # every action, even a failed one, costs a frame
         result = ActionResult(str(act), success, self.world.frame - start, reason)
         self.history.append(result.to_dict())
         obs = self._observe()
@@ -389,7 +391,7 @@ class HazardEnv(gym.Env):
                     for xy in self.world.hazard.floor.burning_centres()[:, :2]:
                         blocked[self.grid.to_cell(xy)] = True
                 start = self.grid.to_cell(self.agent.xy)
-                blocked[self._disk(start, 0.15)] = False   # the body stands here: leave the inflated margin
+                blocked[self._near_start(start)] = False   # the body stands here: let it leave the margin
                 # arrive within 0.5 m of the object; where furniture keeps the body
                 # farther away (objects on tables, beds), stop as close as free space allows
                 for extra in (0.0, 0.5, 1.0):
@@ -428,11 +430,17 @@ class HazardEnv(gym.Env):
         left = float(np.linalg.norm(goal - self.agent.xy))
         return False, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)"
 
-    def _disk(self, cell, radius: float):
+    def _near_start(self, cell) -> np.ndarray:
+        """Cells around the body that lie in the inflated margin but not on an obstacle:
+        the body already stands there, so paths may leave through them."""
         i, j = cell
-        r = int(np.ceil(radius / self.grid.resolution))
+        r = int(np.ceil(self.humanoid_spec.radius / self.grid.resolution)) + 1
         h, w = self.grid.shape
-        return slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w))
+        win = (slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w)))
+        mask = np.zeros(self.grid.shape, bool)
+        mask[win] = True
+        near_obstacle = inflate(self.memory_map.obstacles(), 0.1, self.grid.resolution)
+        return mask & ~near_obstacle
 
     def _face(self, xy) -> None:
         c = np.asarray(xy) - self.agent.xy

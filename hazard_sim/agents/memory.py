@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+LOST_FRAMES = 200
+
+
 @dataclass
 class ObjectRecord:
     id: int
@@ -24,6 +27,7 @@ class ObjectRecord:
     reading: float = float("nan")           # temperature (C) or water level (m) last seen
     readings: list = field(default_factory=list)   # (frame, reading) history
     status: str = "scene"                   # scene | held | rescued | lost
+    lost_until: int = 0                     # a lost object is retried after this frame
 
     def reading_rate(self) -> float:
         """Change of the hazard reading per 100 frames over the last two sightings."""
@@ -89,8 +93,8 @@ class Memory:
             rec.position, rec.last_seen, rec.reading = p, self.frame, reading
             if not rec.readings or rec.readings[-1][0] != self.frame:
                 rec.readings.append((self.frame, reading))
-            if rec.status == "lost":
-                rec.status = "scene"
+            if rec.status == "lost" and self.frame >= rec.lost_until:
+                rec.status = "scene"       # worth another try after a while
 
     def note_result(self, info: dict) -> None:
         for i in info.get("rescued_ids", []):
@@ -102,7 +106,8 @@ class Memory:
     def mark_lost(self, object_id: int) -> None:
         """The agent gave up on an object (out of reach, no path)."""
         if object_id in self.objects:
-            self.objects[object_id].status = "lost"
+            rec = self.objects[object_id]
+            rec.status, rec.lost_until = "lost", self.frame + LOST_FRAMES
 
     def open_targets(self) -> list[ObjectRecord]:
         return [r for r in self.objects.values() if r.is_target and r.status == "scene"]

@@ -8,7 +8,7 @@ from hazard_sim.hazards.wind_forces import WindModel
 
 #: HAZARD hand-tunes its wind force magnitude; ours multiplies the drag-law force
 #: by this gain so that light objects slide and tumble at 5-10 m/s winds.
-FORCE_GAIN = 8.0
+FORCE_GAIN = 5.0
 
 
 class WindHazard(Hazard):

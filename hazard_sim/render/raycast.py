@@ -191,6 +191,8 @@ class Frame:
       0 where nothing was hit) when rendered with water, else None.
 
     Depth, seg and points always describe the solid hit: water is translucent.
+    ``unproject`` (depth -> points) is set by the renderer for the lazy
+    ``points``; frames built by hand pass ``points`` directly.
     """
 
     rgb: np.ndarray

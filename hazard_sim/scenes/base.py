@@ -90,8 +90,11 @@ def wall_segments(name: str, a, b, doors=(), height=WALL_HEIGHT, color=(235, 235
     horizontal = abs(u[0]) > abs(u[1])
     parts = []
     for k, (lo, hi) in enumerate(spans):
-        mid = a + u * (lo + hi) / 2
-        half_len = (hi - lo) / 2 + (WALL_THICKNESS / 2 if k in (0, len(spans) - 1) else 0)
+        # the wall's own ends overlap the crossing wall by half a thickness; door sides do not
+        lo_ext = lo - (WALL_THICKNESS / 2 if lo <= 0 else 0.0)
+        hi_ext = hi + (WALL_THICKNESS / 2 if hi >= length else 0.0)
+        mid = a + u * (lo_ext + hi_ext) / 2
+        half_len = (hi_ext - lo_ext) / 2
         half = (half_len, WALL_THICKNESS / 2, height / 2) if horizontal else \
             (WALL_THICKNESS / 2, half_len, height / 2)
         parts.append(Part(f"{name}_{k}", "wall", Box.from_yaw((mid[0], mid[1], height / 2), half), color))

@@ -6,7 +6,7 @@ shopping carts that are the safe containers.  Region ``park`` is the test region
 from __future__ import annotations
 
 from hazard_sim.geometry import Box
-from hazard_sim.scenes.base import Part, Scene, block, floor_part
+from hazard_sim.scenes.base import Part, Scene, block, floor_part, wall_segments
 
 SIZE = 16.0
 ROAD = (70, 70, 75)
@@ -28,6 +28,10 @@ def _cart(k, x, y, yaw=0.0) -> Part:
 
 def _region(name, roads, buildings, trees, carts) -> Scene:
     parts = [floor_part((0, 0, SIZE, SIZE), GRASS)]
+    # a 1 m fence closes the patch: blown objects pile up against it instead of leaving
+    for side, a, b in (("s", (0, 0), (SIZE, 0)), ("n", (0, SIZE), (SIZE, SIZE)),
+                       ("w", (0, 0), (0, SIZE)), ("e", (SIZE, 0), (SIZE, SIZE))):
+        parts += wall_segments(f"fence_{side}", a, b, height=1.0, color=(150, 120, 90))
     parts += [_road(f"road_{i}", *r) for i, r in enumerate(roads)]
     parts += [block(f"building_{i}", "building", *b, BUILDING) for i, b in enumerate(buildings)]
     parts += [block(f"tree_{i}", "tree", x, y, 0.4, 0.4, 3.0, TREE) for i, (x, y) in enumerate(trees)]

@@ -1,0 +1,1 @@
+# Makes the repository root importable when pytest runs from a checkout.

@@ -1,0 +1,39 @@
+"""ament_python package hazard_stack; `pip install -e .` installs it too."""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "hazard_stack"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(include=["hazard_sim", "hazard_sim.*", "hazard_ros", "hazard_ros.*",
+                                    "perception_node", "perception_node.*",
+                                    "planner_node", "planner_node.*"]),
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.yaml")),
+        (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
+    ],
+    package_data={"hazard_sim": ["py.typed"]},
+    install_requires=["setuptools"],
+    zip_safe=True,
+    maintainer="hazard_stack maintainers",
+    maintainer_email="hazard-stack@example.com",
+    description="ROS 2 stack for embodied decision making in dangerous, changing environments",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    entry_points={
+        "console_scripts": [
+            "hazard = hazard_sim.cli:main",
+            "hazard_launch = hazard_ros.launcher:main",
+            "sim_node = hazard_ros.sim_node:main",
+            "perception_node = perception_node.perception_node:main",
+            "mapping_node = perception_node.mapping_node:main",
+            "navigation_node = planner_node.navigation_node:main",
+            "decision_node = planner_node.decision_node:main",
+        ],
+    },
+)
