@@ -19,11 +19,12 @@ MAX_ACTIONS = 2000
 def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, *,
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
                 hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
-                dataset_root=None) -> dict:
+                dataset_root=None, frame_limit: int | None = None) -> dict:
     """Run one episode to its end and return its metrics (a JSON-able dict)."""
     t0 = time.perf_counter()
     env = HazardEnv(task, split, episode, seed=seed, camera=camera,
-                    hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root)
+                    hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
+                    frame_limit=frame_limit)
     obs, info = env.reset()
     pol = make_agent(agent, seed=seed, **(agent_kwargs or {}))
     pol.reset(obs, info)
