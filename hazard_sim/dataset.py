@@ -130,6 +130,10 @@ def _load_cached(path_str: str, task: str, split: str, mtime: int, size: int) ->
         doc = json.loads(path.read_text())
     except json.JSONDecodeError as e:
         raise DatasetError(f"{path}: not valid JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        got = (doc.get("format"), doc.get("version")) if isinstance(doc, dict) else (type(doc).__name__, None)
+        raise DatasetError(f"{path}: unsupported file (format {got[0]!r}, version {got[1]!r}); "
+                           f"this code reads format {FORMAT!r} version {VERSION}")
     try:
         jsonschema.validate({k: v for k, v in doc.items() if k != "episodes"} | {"episodes": []}, FILE_SCHEMA)
     except jsonschema.ValidationError as e:
