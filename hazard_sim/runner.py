@@ -74,6 +74,9 @@ def bench(task: str, split: str, agent: str, episodes: list[int], workers: int =
     (skipping those already there: an interrupted sweep resumes), and aggregate."""
     path = Path(out) if out else None
     done = load_results(path) if path else []
+    if path and path.exists():
+        # drop a line torn by an interruption so appended results start on a fresh line
+        path.write_text("".join(json.dumps(d) + "\n" for d in done))
     done = [d for d in done if d.get("task") == task and d.get("agent") == agent and d.get("split") == split]
     have = {d["episode"] for d in done}
     todo = [e for e in episodes if e not in have]

@@ -1,0 +1,517 @@
+"""ROS-free navigation: grid planning on an occupancy grid and a path follower.
+
+Planning reuses :mod:`hazard_sim.navigation.grid` (scikit-image's compiled minimum-cost
+path search with diagonal moves; obstacle inflation with scipy), so nothing here loops over
+cells in Python.  The conventions are those of ``nav_msgs/OccupancyGrid``: row i is y,
+column j is x, values 0..100 with -1 unknown.  Cells >= 50 are obstacles; unknown cells
+are free (the robot explores a partly seen map).
+
+The follower turns in place when the path bends away by more than a threshold, otherwise
+tracks the path with pure pursuit, and at the end turns in place to the goal yaw.  Its
+limits match the HAZARD humanoid (0.1 m and 15 degrees per 0.1 s frame).  It works in
+any time base (the node feeds it sim time), reports its distance and time remaining, and
+flags a robot that makes no progress ("stuck").
+
+Failures raise :class:`NavigationError` with a Nav2 error code (the codes of
+``nav2_msgs/ComputePathToPose`` and ``FollowPath``, which Nav2's bt_navigator forwards
+in ``NavigateToPose.Result.error_code``) and a sentence for a person.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+import numpy as np
+from scipy import ndimage
+
+from hazard_sim.navigation.grid import (GridSpec, distance_field, goal_cells_near, inflate, plan_path,
+                                        simplify_path)
+
+OCCUPIED_THRESHOLD = 50
+
+
+class ErrorCode(IntEnum):
+    """Error codes of a navigation result (Nav2's numbers)."""
+    NONE = 0
+    FOLLOW_UNKNOWN = 100             # nav2_msgs/FollowPath
+    FAILED_TO_MAKE_PROGRESS = 105
+    PLANNER_UNKNOWN = 200            # nav2_msgs/ComputePathToPose
+    START_OUTSIDE_MAP = 203
+    GOAL_OUTSIDE_MAP = 204
+    GOAL_OCCUPIED = 206
+    PLANNER_TIMEOUT = 207
+    NO_VALID_PATH = 208
+    UNKNOWN = 9000                   # nav2_msgs/NavigateToPose
+    TF_ERROR = 9002
+    TIMEOUT = 9003
+
+
+class NavigationError(Exception):
+    """A navigation failure with a Nav2 error code and a readable message."""
+
+    def __init__(self, code: ErrorCode, message: str):
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+
+
+def wrap(a: float) -> float:
+    """Angle wrapped to [-pi, pi)."""
+    return (a + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def _fmt(xy) -> str:
+    return f"({float(xy[0]):.2f}, {float(xy[1]):.2f})"
+
+
+# ============================================================================ maps
+
+@dataclass(frozen=True)
+class OccupancyMap:
+    """An occupancy grid (int values, -1..100), its cell size and the world xy of its
+    lower-left corner (``OccupancyGrid.info.origin``; rotated origins are not supported)."""
+
+    data: np.ndarray
+    resolution: float
+    origin: tuple[float, float] = (0.0, 0.0)
+
+    def __post_init__(self):
+        data = np.asarray(self.data)
+        if data.ndim != 2 or data.size == 0:
+            raise ValueError(f"occupancy data must be a non-empty 2-D array, got shape {data.shape}")
+        if not self.resolution > 0:
+            raise ValueError(f"map resolution must be > 0, got {self.resolution}")
+        object.__setattr__(self, "data", data)
+
+    @classmethod
+    def from_flat(cls, data, width: int, height: int, resolution: float, origin_xy=(0.0, 0.0)):
+        """From the fields of a ``nav_msgs/OccupancyGrid`` (row-major data, row 0 at origin y)."""
+        arr = np.asarray(data, dtype=np.int16)
+        if arr.size != width * height:
+            raise ValueError(f"occupancy data has {arr.size} cells, expected {width} x {height}")
+        return cls(arr.reshape(height, width), float(resolution), (float(origin_xy[0]), float(origin_xy[1])))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.data.shape
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        h, w = self.data.shape
+        x0, y0 = self.origin
+        return (x0, y0, x0 + w * self.resolution, y0 + h * self.resolution)
+
+    @property
+    def spec(self) -> GridSpec:
+        return GridSpec(self.bounds, self.resolution)
+
+    def contains(self, xy) -> bool:
+        x0, y0, x1, y1 = self.bounds
+        return bool(x0 <= xy[0] < x1 and y0 <= xy[1] < y1)
+
+    def cell(self, xy) -> tuple[int, int]:
+        """Cell (row, column) of a point inside the map."""
+        h, w = self.data.shape
+        i = int(math.floor((xy[1] - self.origin[1]) / self.resolution))
+        j = int(math.floor((xy[0] - self.origin[0]) / self.resolution))
+        return min(max(i, 0), h - 1), min(max(j, 0), w - 1)
+
+    def occupied(self, threshold: int = OCCUPIED_THRESHOLD) -> np.ndarray:
+        """Obstacle cells (unknown cells count as free)."""
+        return self.data >= threshold
+
+
+# ============================================================================ planning
+
+@dataclass
+class Plan:
+    """A path from the start to the goal.
+
+    ``waypoints`` (N, 2) world xy, the first one the start; ``goal_xy`` where the path ends
+    (the requested goal, or the nearest free point when the goal lay in an obstacle);
+    ``snapped`` says which; ``length`` in metres; ``planning_time`` in seconds (wall)."""
+
+    waypoints: np.ndarray
+    goal_xy: np.ndarray
+    snapped: bool
+    length: float
+    cells: list = field(default_factory=list)
+    planning_time: float = 0.0
+
+
+def path_length(waypoints: np.ndarray) -> float:
+    w = np.asarray(waypoints, float)
+    return float(np.linalg.norm(np.diff(w, axis=0), axis=1).sum()) if len(w) > 1 else 0.0
+
+
+class GridPlanner:
+    """Shortest paths on an occupancy grid for a round robot of ``robot_radius``.
+
+    ``goal_snap_radius``: a goal inside an (inflated) obstacle is moved to the nearest
+    reachable free cell within this distance, otherwise the goal is unreachable.
+    """
+
+    def __init__(self, robot_radius: float = 0.25, goal_snap_radius: float = 0.5,
+                 occupied_threshold: int = OCCUPIED_THRESHOLD):
+        if robot_radius < 0:
+            raise ValueError(f"robot_radius must be >= 0, got {robot_radius}")
+        self.robot_radius = float(robot_radius)
+        self.goal_snap_radius = float(goal_snap_radius)
+        self.occupied_threshold = int(occupied_threshold)
+        self.map: OccupancyMap | None = None
+        self._occupied = self._blocked = self._near_obstacle = None
+
+    def set_map(self, omap: OccupancyMap) -> None:
+        """Use a new map (inflation is computed once here)."""
+        self.map = omap
+        self._occupied = omap.occupied(self.occupied_threshold)
+        self._blocked = inflate(self._occupied, self.robot_radius, omap.resolution)
+        # cells touching a real obstacle: never released around the start
+        self._near_obstacle = ndimage.binary_dilation(self._occupied, np.ones((3, 3), bool))
+
+    @property
+    def blocked(self) -> np.ndarray:
+        """Cells the robot's centre may not enter (obstacles grown by the radius)."""
+        self._need_map()
+        return self._blocked
+
+    def _need_map(self) -> None:
+        if self.map is None:
+            raise NavigationError(ErrorCode.PLANNER_UNKNOWN, "no map received yet")
+
+    def _blocked_for_start(self, start: tuple[int, int]) -> np.ndarray:
+        """The inflated grid with the margin around the start released: the robot stands
+        there already (possibly inside the inflation), so a path may leave through it."""
+        blocked = self._blocked.copy()
+        i, j = start
+        r = int(math.ceil(self.robot_radius / self.map.resolution)) + 1
+        h, w = blocked.shape
+        win = (slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w)))
+        blocked[win] &= self._near_obstacle[win]
+        blocked[start] = False
+        return blocked
+
+    def plan(self, start_xy, goal_xy) -> Plan:
+        """Plan from ``start_xy`` to ``goal_xy``; raises :class:`NavigationError`."""
+        t0 = time.perf_counter()
+        self._need_map()
+        m, spec = self.map, self.map.spec
+        start_xy = np.asarray(start_xy, float)[:2]
+        goal_xy = np.asarray(goal_xy, float)[:2]
+        x0, y0, x1, y1 = m.bounds
+        extent = f"[{x0:.2f}, {x1:.2f}] x [{y0:.2f}, {y1:.2f}]"
+        if not np.all(np.isfinite(goal_xy)):
+            raise NavigationError(ErrorCode.GOAL_OUTSIDE_MAP, f"goal {goal_xy.tolist()} is not a finite point")
+        if not m.contains(start_xy):
+            raise NavigationError(ErrorCode.START_OUTSIDE_MAP,
+                                  f"robot at {_fmt(start_xy)} is outside the map {extent}")
+        if not m.contains(goal_xy):
+            raise NavigationError(ErrorCode.GOAL_OUTSIDE_MAP, f"goal {_fmt(goal_xy)} is outside the map {extent}")
+        start, goal = m.cell(start_xy), m.cell(goal_xy)
+        blocked = self._blocked_for_start(start)
+        snapped = False
+        if blocked[goal]:
+            candidates = goal_cells_near(spec, blocked, goal_xy, self.goal_snap_radius)
+            if not candidates:
+                raise NavigationError(
+                    ErrorCode.GOAL_OCCUPIED,
+                    f"unreachable: goal {_fmt(goal_xy)} lies in an obstacle (robot radius "
+                    f"{self.robot_radius:.2f} m) and no free cell is within {self.goal_snap_radius:.2f} m")
+            dist = distance_field(blocked, start, m.resolution)
+            reach = [c for c in candidates if np.isfinite(dist[c])]
+            if not reach:
+                raise NavigationError(
+                    ErrorCode.NO_VALID_PATH,
+                    f"no path from {_fmt(start_xy)} to the free cells near goal {_fmt(goal_xy)} on the map")
+            goal = min(reach, key=lambda c: (float(np.linalg.norm(spec.to_world(c) - goal_xy)), dist[c]))
+            snapped = True
+        cells = plan_path(blocked, start, [goal])
+        if cells is None:
+            raise NavigationError(ErrorCode.NO_VALID_PATH,
+                                  f"no path from {_fmt(start_xy)} to {_fmt(goal_xy)} on the map")
+        end_xy = spec.to_world(goal) if snapped else goal_xy
+        if len(cells) <= 1:
+            way = np.array([start_xy, end_xy])
+        else:
+            way = simplify_path(spec, cells)
+            way = shortcut(way, blocked, m)
+            way[0], way[-1] = start_xy, end_xy
+        return Plan(way, np.asarray(end_xy, float), snapped, path_length(way), cells,
+                    time.perf_counter() - t0)
+
+    def path_clear(self, waypoints: np.ndarray, robot_xy=None) -> bool:
+        """True when no segment of ``waypoints`` crosses a blocked cell (the margin around
+        ``robot_xy``, where the robot stands, does not count)."""
+        self._need_map()
+        w = np.asarray(waypoints, float)
+        if len(w) < 2:
+            return True
+        blocked = self._blocked if robot_xy is None or not self.map.contains(robot_xy) \
+            else self._blocked_for_start(self.map.cell(robot_xy))
+        return all(_segment_free(a, b, blocked, self.map) for a, b in zip(w[:-1], w[1:]))
+
+
+def _segment_free(a, b, blocked: np.ndarray, m: OccupancyMap) -> bool:
+    d = float(np.linalg.norm(np.asarray(b) - np.asarray(a)))
+    n = max(2, int(math.ceil(d / (0.5 * m.resolution))) + 1)
+    pts = np.linspace(a, b, n)
+    i = np.floor((pts[:, 1] - m.origin[1]) / m.resolution).astype(int)
+    j = np.floor((pts[:, 0] - m.origin[0]) / m.resolution).astype(int)
+    h, w = blocked.shape
+    inside = (i >= 0) & (i < h) & (j >= 0) & (j < w)
+    if not inside.all():
+        return False
+    return not blocked[i, j].any()
+
+
+def shortcut(waypoints: np.ndarray, blocked: np.ndarray, m: OccupancyMap) -> np.ndarray:
+    """Drop corners that a straight, obstacle-free segment can skip (string pulling)."""
+    w = np.asarray(waypoints, float)
+    if len(w) <= 2:
+        return w.copy()
+    out, k = [w[0]], 0
+    while k < len(w) - 1:
+        nxt = k + 1
+        for j in range(len(w) - 1, k + 1, -1):
+            if _segment_free(w[k], w[j], blocked, m):
+                nxt = j
+                break
+        out.append(w[nxt])
+        k = nxt
+    return np.array(out)
+
+
+def approach_pose(blocked: np.ndarray, spec: GridSpec, robot_xy, target_xy, stand_off: float):
+    """Where to stand to reach ``target_xy``: the free cell within ``stand_off`` of it that
+    the robot reaches first on ``blocked``, facing the target.  Falls back to the point at
+    ``stand_off`` on the straight line from the target towards the robot.
+
+    Returns (x, y, yaw)."""
+    robot_xy = np.asarray(robot_xy, float)[:2]
+    target_xy = np.asarray(target_xy, float)[:2]
+    end = None
+    goals = goal_cells_near(spec, blocked, target_xy, stand_off)
+    if goals:
+        b = blocked.copy()
+        start = spec.to_cell(robot_xy)
+        b[start] = False
+        cells = plan_path(b, start, goals)
+        if cells:
+            end = robot_xy if len(cells) == 1 else spec.to_world(cells[-1])
+    if end is None:
+        d = robot_xy - target_xy
+        n = float(np.linalg.norm(d))
+        end = robot_xy if n <= stand_off else target_xy + d / n * stand_off
+    face = target_xy - end
+    yaw = math.atan2(face[1], face[0]) if np.linalg.norm(face) > 1e-6 else 0.0
+    return float(end[0]), float(end[1]), yaw
+
+
+# ============================================================================ following
+
+@dataclass(frozen=True)
+class FollowerConfig:
+    """Limits and tolerances; the defaults are the HAZARD humanoid's (1 m/s, 150 deg/s)."""
+
+    max_linear: float = 1.0                          # m/s (0.1 m per 0.1 s frame)
+    max_angular: float = math.radians(150.0)         # rad/s (15 degrees per frame)
+    control_period: float = 0.1                      # s between commands
+    xy_tolerance: float = 0.25                       # m
+    yaw_tolerance: float = math.radians(10.0)        # rad
+    fine_xy: float = 0.03                            # m: done at once when this close
+    fine_yaw: float = math.radians(0.5)
+    settle_cycles: int = 3                           # cycles inside the tolerance before "done"
+    lookahead: float = 0.5                           # m (pure pursuit)
+    turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
+    corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn
+    stuck_time: float = 3.0                          # s without progress -> stuck
+    progress_xy: float = 0.05                        # m of path progress that counts
+    progress_yaw: float = math.radians(3.0)
+
+
+@dataclass
+class Command:
+    """One control step: velocities, the follower's state and what is left."""
+
+    v: float
+    w: float
+    status: str                  # following | turning | final_turn | succeeded | stuck
+    distance_remaining: float
+    time_remaining: float
+    message: str = ""
+
+
+class PathFollower:
+    """Turn-then-go path tracking with pure pursuit; see :class:`FollowerConfig`."""
+
+    def __init__(self, config: FollowerConfig = FollowerConfig()):
+        self.cfg = config
+        self.path = np.zeros((0, 2))
+        self.goal_yaw: float | None = None
+        self._cum = np.zeros(1)
+        self._sharp = np.zeros(0, bool)
+        self._seg = 0
+        self.xy_reached = False
+        self._in_tol = 0
+        self._yaw_in_tol = 0
+        self._best = (math.inf, math.inf)
+        self._progress_t = None
+        self._phase = ""
+
+    def set_path(self, waypoints, goal_yaw: float | None = None, t: float | None = None,
+                 keep_xy_reached: bool = False) -> None:
+        """Follow a new path (N >= 1 points; the last is the goal), then turn to ``goal_yaw``
+        (None: no final turn)."""
+        w = np.asarray(waypoints, float).reshape(-1, 2)
+        if len(w) == 0:
+            raise ValueError("a path needs at least one point")
+        if len(w) == 1:
+            w = np.vstack([w, w])
+        self.path = w
+        self.goal_yaw = None if goal_yaw is None else wrap(float(goal_yaw))
+        seg = np.linalg.norm(np.diff(w, axis=0), axis=1)
+        self._cum = np.concatenate([[0.0], np.cumsum(seg)])
+        # vertices where the path bends by more than the turn-in-place threshold
+        self._sharp = np.zeros(len(w), bool)
+        for k in range(1, len(w) - 1):
+            a, b = w[k] - w[k - 1], w[k + 1] - w[k]
+            if np.linalg.norm(a) > 1e-9 and np.linalg.norm(b) > 1e-9:
+                turn = abs(wrap(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0])))
+                self._sharp[k] = turn > self.cfg.corner_stop
+        self._seg = 0
+        self.xy_reached = self.xy_reached and keep_xy_reached
+        self._in_tol = self._yaw_in_tol = 0
+        self.reset_progress(t)
+
+    def reset_progress(self, t: float | None = None) -> None:
+        """Restart stuck detection (after a new path or a recovery)."""
+        self._best = (math.inf, math.inf)
+        self._progress_t = t
+        self._phase = ""
+
+    @property
+    def goal(self) -> np.ndarray:
+        return self.path[-1]
+
+    # ------------------------------------------------------------ geometry
+    def _project(self, xy: np.ndarray) -> tuple[int, float]:
+        """Closest point of the path ahead (segments seg .. seg+2): (segment, arc length)."""
+        best = (self._seg, self._cum[self._seg], math.inf)
+        for k in range(self._seg, min(self._seg + 3, len(self.path) - 1)):
+            a, b = self.path[k], self.path[k + 1]
+            ab = b - a
+            L2 = float(ab @ ab)
+            u = 0.0 if L2 < 1e-12 else float(np.clip((xy - a) @ ab / L2, 0.0, 1.0))
+            d = float(np.linalg.norm(a + u * ab - xy))
+            if d < best[2] - 1e-9:
+                best = (k, self._cum[k] + u * math.sqrt(L2), d)
+        return best[0], best[1]
+
+    def _point_at(self, s: float) -> np.ndarray:
+        s = min(max(s, 0.0), self._cum[-1])
+        k = int(np.clip(np.searchsorted(self._cum, s, side="right") - 1, 0, len(self.path) - 2))
+        L = self._cum[k + 1] - self._cum[k]
+        u = 0.0 if L < 1e-12 else (s - self._cum[k]) / L
+        return self.path[k] + u * (self.path[k + 1] - self.path[k])
+
+    # ------------------------------------------------------------ control
+    def step(self, pose, t: float) -> Command:
+        """The command for the robot at ``pose`` (x, y, yaw) at time ``t`` (s)."""
+        c = self.cfg
+        x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
+        xy = np.array([x, y])
+        if self._progress_t is None:
+            self._progress_t = t
+        dt = c.control_period
+        to_goal = float(np.linalg.norm(self.goal - xy))
+
+        if not self.xy_reached:
+            if to_goal <= c.fine_xy:
+                self.xy_reached = True
+            elif to_goal <= c.xy_tolerance:
+                self._in_tol += 1
+                if self._in_tol > c.settle_cycles:
+                    self.xy_reached = True
+            else:
+                self._in_tol = 0
+
+        if self.xy_reached:
+            if self.goal_yaw is None:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            err = wrap(self.goal_yaw - yaw)
+            if abs(err) <= c.fine_yaw:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            if abs(err) <= c.yaw_tolerance:
+                self._yaw_in_tol += 1
+                if self._yaw_in_tol > c.settle_cycles:
+                    return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            if self._stalled("final_turn", math.inf, abs(err), t):
+                return self._stuck(xy, to_goal, err)
+            w = float(np.clip(err / dt, -c.max_angular, c.max_angular))
+            return Command(0.0, w, "final_turn", 0.0, abs(err) / c.max_angular)
+
+        # follow the path; stop at sharp corners (turn in place there) so that the robot
+        # never cuts a corner of a door frame
+        n = len(self.path)
+        k = self._seg + 1
+        while k < n - 1 and self._sharp[k] and np.linalg.norm(self.path[k] - xy) <= c.fine_xy:
+            self._seg = k           # standing on a sharp corner: the next segment begins
+            k += 1
+        self._seg, s = self._project(xy)
+        remaining = max(float(self._cum[-1] - s), 0.0)
+        remaining = max(remaining, to_goal) if remaining < c.lookahead else remaining
+        stop = n - 1                               # the next point to stop at
+        for k in range(self._seg + 1, n - 1):
+            if self._cum[k] > s + c.lookahead:
+                break
+            if self._sharp[k]:
+                stop = k
+                break
+        to_stop = float(self._cum[stop] - s)
+        if stop == n - 1:
+            to_stop = max(to_stop, to_goal)
+        stopping = to_stop <= c.lookahead
+        target = self.path[stop] if stopping else self._point_at(s + c.lookahead)
+        d = target - xy
+        ld = float(np.linalg.norm(d))
+        alpha = wrap(math.atan2(d[1], d[0]) - yaw) if ld > 1e-9 else 0.0
+        final_err = 0.0 if self.goal_yaw is None else abs(wrap(self.goal_yaw - yaw))
+        eta = remaining / c.max_linear + (abs(alpha) + final_err) / c.max_angular
+        phase = "turning" if abs(alpha) > c.turn_in_place else "following"
+        if self._stalled(phase, remaining, abs(alpha), t):
+            return self._stuck(xy, remaining, alpha)
+        if phase == "turning":
+            w = float(np.clip(alpha / dt, -c.max_angular, c.max_angular))
+            return Command(0.0, w, "turning", remaining, eta)
+        if stopping:       # aim straight at the stop point and arrive there in one frame
+            v = min(c.max_linear, ld / dt) * max(math.cos(alpha), 0.0)
+            w = alpha / dt if abs(alpha) > math.radians(0.5) else 0.0
+            return Command(float(v), float(np.clip(w, -c.max_angular, c.max_angular)), "following",
+                           remaining, eta)
+        # pure pursuit: curvature 2 sin(alpha) / ld; limit the turn rate, keeping the arc
+        v = c.max_linear * max(math.cos(alpha), 0.0)
+        w = v * 2.0 * math.sin(alpha) / max(ld, 1e-6)
+        if abs(w) > c.max_angular:
+            scale = c.max_angular / abs(w)
+            w, v = w * scale, v * scale
+        return Command(float(v), float(w), "following", remaining, eta)
+
+    def _stalled(self, phase: str, remaining: float, angle: float, t: float) -> bool:
+        """No progress (path distance or heading) for ``stuck_time``.  Progress is measured
+        against the best values since the phase (turning / following / final turn) began."""
+        c = self.cfg
+        if phase != self._phase:
+            self._phase, self._best, self._progress_t = phase, (math.inf, math.inf), t
+        best_d, best_a = self._best
+        if remaining < best_d - c.progress_xy or angle < best_a - c.progress_yaw:
+            self._best = (min(remaining, best_d), min(angle, best_a))
+            self._progress_t = t
+            return False
+        return t - self._progress_t > c.stuck_time
+
+    def _stuck(self, xy, remaining, err) -> Command:
+        return Command(0.0, 0.0, "stuck", remaining, math.inf,
+                       f"no progress for {self.cfg.stuck_time:.1f} s at {_fmt(xy)} "
+                       f"({remaining:.2f} m left)")

@@ -1,0 +1,50 @@
+"""Every baseline agent completes an episode of each task, deciding from observations only."""
+import pytest
+
+from hazard_sim.agents import AGENTS, make_agent
+from hazard_sim.runner import run_episode
+
+
+@pytest.mark.parametrize("task,limit", [("fire", None), ("flood", 500), ("wind", 600)])
+@pytest.mark.parametrize("agent", sorted(AGENTS))
+def test_agent_completes_episode(agent, task, limit):
+    kw = {"simulations": 300} if agent.startswith("mcts") else None
+    m = run_episode(task, "test", 1, agent, seed=0, agent_kwargs=kw, frame_limit=limit)
+    assert m["frames"] <= (limit or 1500)
+    assert m["actions"] > 0 and 0.0 <= m["value_rate"] <= 1.0
+    assert m["rescued_count"] == len(m["rescued"])
+
+
+def test_agents_do_not_read_simulator_state():
+    # agents only get observation dicts and info; they hold no reference to the env or world
+    import inspect
+
+    import hazard_sim.agents.base as base
+    import hazard_sim.agents.mcts as mcts
+    import hazard_sim.agents.simple as simple
+    for mod in (base, mcts, simple):
+        src = inspect.getsource(mod)
+        assert "hazard_sim.env" not in src and "hazard_sim.world" not in src
+
+
+def test_unknown_agent():
+    with pytest.raises(KeyError, match="unknown agent"):
+        make_agent("telepath")
+
+
+def test_mcts_prefers_the_cheaper_plan():
+    """Two known targets: one 1 m away, one 6 m away; MCTS goes for the near one first."""
+    import numpy as np
+
+    from hazard_sim.agents.memory import ObjectRecord
+    from hazard_sim.navigation.grid import GridSpec
+    from hazard_sim.navigation.observed_map import ObservedMap
+    ag = make_agent("mcts", simulations=500)
+    from hazard_sim.agents.memory import Memory
+    ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1}]})
+    ag.map = ObservedMap(GridSpec((0, 0, 10, 10), 0.1), 0.25)
+    ag.memory.agent_pose = np.array([1.0, 5.0, 0.0])
+    near = ObjectRecord(1001, "book", np.array([2.0, 5.0, 0.1]), 0, True, 1)
+    far = ObjectRecord(1002, "book", np.array([7.0, 5.0, 0.1]), 0, True, 1)
+    ag.memory.objects = {1001: near, 1002: far}
+    assert ag.plan([far, near]) == 1001
