@@ -326,6 +326,7 @@ class FollowerConfig:
     lookahead: float = 0.5                           # m (pure pursuit)
     turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
     corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn
+    corner_tolerance: float = 0.08                   # m: a sharp corner counts as passed
     stuck_time: float = 3.0                          # s without progress -> stuck
     progress_xy: float = 0.05                        # m of path progress that counts
     progress_yaw: float = math.radians(3.0)
@@ -456,7 +457,7 @@ class PathFollower:
         # never cuts a corner of a door frame
         n = len(self.path)
         k = self._seg + 1
-        while k < n - 1 and self._sharp[k] and np.linalg.norm(self.path[k] - xy) <= c.fine_xy:
+        while k < n - 1 and self._sharp[k] and np.linalg.norm(self.path[k] - xy) <= c.corner_tolerance:
             self._seg = k           # standing on a sharp corner: the next segment begins
             k += 1
         self._seg, s = self._project(xy)
