@@ -128,6 +128,7 @@ class HazardEnv(gym.Env):
         self._pending: list[dict] = []
         self._scene_static_set = False
         self._dyn_key = None
+        self._labels = world.labels()
         self._setup_renderer()
         obs = self._observe()
         info = self._info(ActionResult("reset", True, 0))
@@ -385,11 +386,9 @@ class HazardEnv(gym.Env):
                 return False, "frame limit reached"
             if path is None or frames >= replan_at:
                 blocked = self.memory_map.blocked().copy()
-                if self.hazards_affect_agent and hasattr(self.world.hazard, "burning_mask"):
-                    fire = self.world.hazard.burning_mask()
-                    fi, fj = np.nonzero(fire)
-                    for xy in self.world.hazard.floor.burning_centres()[:, :2]:
-                        blocked[self.grid.to_cell(xy)] = True
+                if self.hazards_affect_agent and hasattr(self.world.hazard, "floor"):
+                    burning = self.world.hazard.floor.burning_centres()[:, :2]
+                    blocked[self.grid.to_cells(burning)] = True
                 start = self.grid.to_cell(self.agent.xy)
                 blocked[self._near_start(start)] = False   # the body stands here: let it leave the margin
                 # arrive within 0.5 m of the object; where furniture keeps the body
@@ -511,7 +510,7 @@ class HazardEnv(gym.Env):
         return m
 
     def _info(self, result: ActionResult) -> dict:
-        return {"action_result": result.to_dict(), "labels": self.world.labels(),
+        return {"action_result": result.to_dict(), "labels": self._labels,
                 "bounds": list(self.world.scene.bounds),
                 "observations": list(self._pending), "frame": self.world.frame,
                 "rescued_ids": [r.id for r in self.rescued]}

@@ -160,3 +160,31 @@ def test_same_seed_same_result():
     for m in (a, b):
         m.pop("wall_time_s")
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def test_gymnasium_env_checker_passes():
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(HazardEnv("fire", "test", 0), skip_render_check=True)
+
+
+def test_hazards_affect_agent_option():
+    env = HazardEnv("flood", "test", 0, hazards_affect_agent=True)
+    env.reset()
+    hz = env.world.hazard
+    env._advance(600)
+    wet = hz.surface.origin + 0.5 * hz.surface.direction
+    assert hz.agent_speed_factor(wet) < 1.0
+    env.agent.xy = wet if env._free(wet) else env.agent.xy
+    assert env._step_speed() <= env.humanoid_spec.walk_per_frame
+    fire = HazardEnv("fire", "test", 0, hazards_affect_agent=True)
+    fire.reset()
+    ii, jj = np.nonzero(fire.world.hazard.floor.burning)
+    cell = fire.world.hazard.floor.spec.to_world((ii[0], jj[0]))
+    assert not fire._free(cell)                          # burning floor blocks the agent
+    calm = HazardEnv("fire", "test", 0)
+    calm.reset()
+    assert calm._free(cell) or calm.truth_blocked[calm.grid.to_cell(cell)]

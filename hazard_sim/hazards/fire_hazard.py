@@ -5,7 +5,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.fire import BURNING, STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
+from hazard_sim.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
 from hazard_sim.navigation.grid import rasterize_boxes
 
 
@@ -98,9 +98,3 @@ class FireHazard(Hazard):
     def agent_speed_factor(self, xy) -> float:
         t = float(self.temperature_grid()[self.floor.spec.to_cell(xy)])
         return 1.0 if t < 100 else 0.5
-
-    def burning_mask(self) -> np.ndarray:
-        return self.floor.burning
-
-    def object_is_burning(self, k: int) -> bool:
-        return self.temps.states[k] == BURNING
