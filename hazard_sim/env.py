@@ -510,7 +510,7 @@ class HazardEnv(gym.Env):
         return m
 
     def _info(self, result: ActionResult) -> dict:
-        return {"action_result": result.to_dict(), "labels": self._labels,
+        return {"action_result": result.to_dict(), "labels": dict(self._labels),
                 "bounds": list(self.world.scene.bounds),
                 "observations": list(self._pending), "frame": self.world.frame,
                 "rescued_ids": [r.id for r in self.rescued]}
