@@ -1,0 +1,456 @@
+"""``navigation_node``: a ``nav2_msgs/action/NavigateToPose`` server for hazard_stack.
+
+Plans on ``map`` (nav_msgs/OccupancyGrid) with :class:`planner_node.navigation.GridPlanner`,
+follows the path with :class:`planner_node.navigation.PathFollower` on ``cmd_vel``, sends
+feedback (current pose, distance and time remaining, navigation time, recoveries), honours
+cancel and preemption, and publishes the path on ``plan``.  Failures end the goal ABORTED
+with Nav2's error codes and a message (``NavigateToPose.Result.error_msg``).
+
+Parameters (read once at start-up):
+  enabled (true)             false: create no action server (for users of real Nav2)
+  robot_radius (0.25 m)      obstacle inflation
+  lockstep (false)           each cycle: publish cmd_vel, call ``sim/step`` (std_srvs/Trigger),
+                             wait for ``map`` and the robot pose of the new frame
+  control_rate (10 Hz)       free-run cycle rate, on the node clock (sim time with use_sim_time)
+  frame_dt (0.1 s)           simulator frame length (lock-step: frame n has stamp n * frame_dt)
+  xy_goal_tolerance (0.25 m), yaw_goal_tolerance (10 deg)
+  max_linear_speed (1.0 m/s), max_angular_speed (150 deg/s)
+  goal_snap_radius (0.5 m)   a goal inside an obstacle moves to the nearest free cell this near
+  stuck_time (3.0 s), max_recoveries (2): no progress for stuck_time -> replan (a recovery);
+                             after max_recoveries the goal fails (FAILED_TO_MAKE_PROGRESS)
+  max_navigation_time (0 s)  > 0: a goal running longer (node clock) fails with TIMEOUT
+  global_frame (map), robot_base_frame (base_link)
+  wait_timeout (10 s wall)   how long to wait for a map, a pose, a ``sim/step`` answer
+  lockstep_wait_map (true)   lock-step: also wait for the ``map`` of the new frame
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import numpy as np
+import rclpy
+from action_msgs.msg import GoalStatus  # noqa: F401  (documented result states)
+from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import PoseStamped, Twist
+from nav2_msgs.action import NavigateToPose
+from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+
+from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
+from hazard_ros.tf_math import TfBuffer, TfLookupError
+from planner_node.navigation import (ErrorCode, FollowerConfig, GridPlanner, NavigationError, OccupancyMap,
+                                     PathFollower, path_length)
+
+#: topics this node publishes (relative names, ROS type)
+PUBLISHED_TOPICS = [
+    ("cmd_vel", "geometry_msgs/msg/Twist"),
+    ("plan", "nav_msgs/msg/Path"),
+    ("navigate_to_pose/_action/feedback", "nav2_msgs/action/NavigateToPose_FeedbackMessage"),
+    ("navigate_to_pose/_action/status", "action_msgs/msg/GoalStatusArray"),
+]
+ACTION_NAME = "navigate_to_pose"
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def _duration(seconds: float) -> Duration:
+    seconds = max(0.0, float(seconds)) if math.isfinite(seconds) else 0.0
+    ns = int(round(seconds * 1e9))
+    return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def _stamp_ns(stamp) -> int:
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+class _Preempted(Exception):
+    pass
+
+
+class NavigationNode(Node):
+    """The navigation server (see the module docstring)."""
+
+    def __init__(self, node_name: str = "navigation_node", **kwargs):
+        super().__init__(node_name, **kwargs)
+        p = self.declare_parameter
+        self.enabled = bool(p("enabled", True).value)
+        self.robot_radius = float(p("robot_radius", 0.25).value)
+        self.lockstep = bool(p("lockstep", False).value)
+        self.control_rate = float(p("control_rate", 10.0).value)
+        self.frame_dt = float(p("frame_dt", 0.1).value)
+        xy_tol = float(p("xy_goal_tolerance", 0.25).value)
+        yaw_tol = math.radians(float(p("yaw_goal_tolerance", 10.0).value))
+        vmax = float(p("max_linear_speed", 1.0).value)
+        wmax = math.radians(float(p("max_angular_speed", 150.0).value))
+        snap = float(p("goal_snap_radius", 0.5).value)
+        stuck = float(p("stuck_time", 3.0).value)
+        self.max_recoveries = int(p("max_recoveries", 2).value)
+        self.max_navigation_time = float(p("max_navigation_time", 0.0).value)
+        self.global_frame = str(p("global_frame", "map").value)
+        self.base_frame = str(p("robot_base_frame", "base_link").value)
+        self.wait_timeout = float(p("wait_timeout", 10.0).value)
+        self.lockstep_wait_map = bool(p("lockstep_wait_map", True).value)
+        if self.control_rate <= 0:
+            raise ValueError(f"control_rate must be > 0, got {self.control_rate}")
+        period = self.frame_dt if self.lockstep else 1.0 / self.control_rate
+        self.follower_config = FollowerConfig(max_linear=vmax, max_angular=wmax, control_period=period,
+                                              xy_tolerance=xy_tol, yaw_tolerance=yaw_tol, stuck_time=stuck)
+        self.planner = GridPlanner(self.robot_radius, goal_snap_radius=snap)
+
+        self._cv = threading.Condition()
+        self._map: OccupancyMap | None = None
+        self._map_version = 0
+        self._map_stamp_ns = -1
+        self._pose_stamp_ns = -1
+        self._tf = TfBuffer(history=50)
+        self._tick = 0
+        self._drive_lock = threading.Lock()
+        self._active_goal = None
+        self.cycle_times: list[float] = []      # wall seconds per control cycle (diagnostics)
+
+        if not self.enabled:
+            self.get_logger().info("navigation disabled (enabled: false): no navigate_to_pose server; "
+                                   "run Nav2 instead")
+            return
+
+        self._sub_group = MutuallyExclusiveCallbackGroup()
+        self._action_group = ReentrantCallbackGroup()
+        self._client_group = ReentrantCallbackGroup()
+        self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
+        self.plan_pub = self.create_publisher(Path, "plan", LATCHED)
+        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=self._sub_group)
+        self.create_subscription(Odometry, "odom", self._on_odom, qos_profile_sensor_data,
+                                 callback_group=self._sub_group)
+        self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=self._sub_group)
+        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),
+                                 QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                            durability=DurabilityPolicy.TRANSIENT_LOCAL),
+                                 callback_group=self._sub_group)
+        if self.lockstep:
+            self.step_client = self.create_client(Trigger, "sim/step", callback_group=self._client_group)
+        else:
+            self.create_timer(1.0 / self.control_rate, self._on_tick, callback_group=self._sub_group)
+        self.action_server = ActionServer(
+            self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
+            goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT,
+            callback_group=self._action_group, result_timeout=60)
+        self.get_logger().info(
+            f"navigate_to_pose ready ({'lock-step' if self.lockstep else f'{self.control_rate:g} Hz'}, "
+            f"robot radius {self.robot_radius:.2f} m)")
+
+    # ------------------------------------------------------------ inputs
+    def _on_map(self, msg: OccupancyGrid) -> None:
+        info = msg.info
+        q = info.origin.orientation
+        if abs(quaternion_to_yaw(q)) > 1e-6:
+            self.get_logger().warning("map origin is rotated; rotated maps are not supported, ignoring it",
+                                      throttle_duration_sec=10.0)
+            return
+        try:
+            omap = OccupancyMap.from_flat(msg.data, info.width, info.height, info.resolution,
+                                          (info.origin.position.x, info.origin.position.y))
+        except ValueError as exc:
+            self.get_logger().error(f"bad map: {exc}", throttle_duration_sec=10.0)
+            return
+        with self._cv:
+            self._map = omap
+            self._map_version += 1
+            self._map_stamp_ns = _stamp_ns(msg.header.stamp)
+            self._cv.notify_all()
+
+    def _on_odom(self, msg: Odometry) -> None:
+        p = msg.pose.pose
+        T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
+        stamp = _stamp_ns(msg.header.stamp)
+        parent = msg.header.frame_id or "odom"
+        child = msg.child_frame_id or self.base_frame
+        with self._cv:
+            try:
+                self._tf.set_transform(T, parent, child, stamp)
+            except ValueError as exc:
+                self.get_logger().error(f"odom: {exc}", throttle_duration_sec=10.0)
+                return
+            if child == self.base_frame:
+                self._pose_stamp_ns = max(self._pose_stamp_ns, stamp)
+            self._cv.notify_all()
+
+    def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
+        with self._cv:
+            for t in msg.transforms:
+                try:
+                    self._tf.add_message([t], static=static)
+                except ValueError as exc:
+                    self.get_logger().error(f"tf: {exc}", throttle_duration_sec=10.0)
+                    continue
+                if t.child_frame_id.lstrip("/") == self.base_frame and not static:
+                    self._pose_stamp_ns = max(self._pose_stamp_ns, _stamp_ns(t.header.stamp))
+            self._cv.notify_all()
+
+    def _on_tick(self) -> None:
+        with self._cv:
+            self._tick += 1
+            self._cv.notify_all()
+
+    # ------------------------------------------------------------ helpers
+    def _wait(self, predicate, timeout: float) -> bool:
+        """Wait (wall time) until ``predicate()`` holds, waking on every input."""
+        end = time.monotonic() + timeout
+        with self._cv:
+            while not predicate():
+                left = end - time.monotonic()
+                if left <= 0 or not rclpy.ok(context=self.context):
+                    return predicate()
+                self._cv.wait(min(left, 0.2))
+            return True
+
+    def _robot_pose(self) -> tuple[np.ndarray, int]:
+        """(x, y, yaw) of the base in the global frame and its stamp (ns)."""
+        with self._cv:
+            try:
+                T = self._tf.lookup(self.global_frame, self.base_frame)
+            except TfLookupError as exc:
+                raise NavigationError(ErrorCode.TF_ERROR, f"no robot pose: {exc}") from None
+            stamp = self._pose_stamp_ns
+        return np.array([T[0, 3], T[1, 3], math.atan2(T[1, 0], T[0, 0])]), stamp
+
+    def _now_s(self) -> float:
+        return self.get_clock().now().nanoseconds * 1e-9
+
+    def _goal_in_map(self, goal: PoseStamped) -> tuple[np.ndarray, float | None]:
+        frame = goal.header.frame_id.lstrip("/") or self.global_frame
+        o = goal.pose.orientation
+        qn = math.sqrt(o.x ** 2 + o.y ** 2 + o.z ** 2 + o.w ** 2)
+        yaw = quaternion_to_yaw(o) if qn > 1e-9 else None     # an all-zero quaternion: any heading
+        xy = np.array([goal.pose.position.x, goal.pose.position.y])
+        if frame != self.global_frame:
+            with self._cv:
+                try:
+                    T = self._tf.lookup(self.global_frame, frame)
+                except TfLookupError as exc:
+                    raise NavigationError(ErrorCode.TF_ERROR,
+                                          f"cannot transform the goal from {frame!r} to {self.global_frame!r}: {exc}") \
+                        from None
+            xy = (T @ np.array([xy[0], xy[1], 0.0, 1.0]))[:2]
+            if yaw is not None:
+                yaw += math.atan2(T[1, 0], T[0, 0])
+        if not np.all(np.isfinite(xy)):
+            raise NavigationError(ErrorCode.GOAL_OUTSIDE_MAP, f"goal position {xy.tolist()} is not finite")
+        return xy, yaw
+
+    def _stop(self) -> None:
+        self.cmd_pub.publish(Twist())
+
+    def _publish_plan(self, waypoints: np.ndarray) -> None:
+        msg = Path()
+        msg.header.frame_id = self.global_frame
+        msg.header.stamp = self.get_clock().now().to_msg()
+        for k, xy in enumerate(waypoints):
+            nxt = waypoints[min(k + 1, len(waypoints) - 1)] - waypoints[max(k - 1, 0) if k == len(waypoints) - 1 else k]
+            ps = PoseStamped()
+            ps.header = msg.header
+            ps.pose.position.x, ps.pose.position.y = float(xy[0]), float(xy[1])
+            ps.pose.orientation = yaw_to_quaternion(math.atan2(nxt[1], nxt[0]) if np.any(nxt) else 0.0)
+            msg.poses.append(ps)
+        self.plan_pub.publish(msg)
+
+    def _update_map(self, version_seen: int) -> int:
+        with self._cv:
+            omap, version = self._map, self._map_version
+        if omap is not None and version != version_seen:
+            self.planner.set_map(omap)
+        return version
+
+    def _plan(self, pose: np.ndarray, goal_xy: np.ndarray):
+        plan = self.planner.plan(pose[:2], goal_xy)
+        self._publish_plan(plan.waypoints)
+        if plan.snapped:
+            self.get_logger().info(f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}) lies in an obstacle; going to "
+                                   f"({plan.goal_xy[0]:.2f}, {plan.goal_xy[1]:.2f})")
+        return plan
+
+    # ------------------------------------------------------------ action server
+    def _on_goal(self, goal) -> GoalResponse:
+        return GoalResponse.ACCEPT
+
+    def _next_cycle(self, gh) -> None:
+        """Let one control period pass: lock-step = advance the simulator one frame and wait
+        for its map and pose; free-run = wait for the next timer tick."""
+        if self.lockstep:
+            if not self.step_client.wait_for_service(timeout_sec=self.wait_timeout):
+                raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
+            fut = self.step_client.call_async(Trigger.Request())
+            done = threading.Event()
+            fut.add_done_callback(lambda _: done.set())
+            if not done.wait(self.wait_timeout):
+                raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: sim/step did not answer within "
+                                                         f"{self.wait_timeout:g} s")
+            resp = fut.result()
+            if resp is None or not resp.success:
+                raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step failed: "
+                                                         f"{resp.message if resp else 'no response'}")
+            try:
+                frame = int(resp.message.strip())
+            except ValueError:
+                raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step answered {resp.message!r}, "
+                                                         "expected the new frame number") from None
+            need = int(round(frame * self.frame_dt * 1e9))
+            ok = self._wait(lambda: self._pose_stamp_ns >= need and
+                            (not self.lockstep_wait_map or self._map_stamp_ns >= need), self.wait_timeout)
+            if not ok:
+                what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
+                if self.lockstep_wait_map and self._map_stamp_ns < need:
+                    what.append("map (is mapping_node running?)")
+                raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
+                                                         f"within {self.wait_timeout:g} s")
+        else:
+            with self._cv:
+                tick = self._tick
+            while not self._wait(lambda: self._tick != tick, 1.0):
+                if gh.is_cancel_requested or not gh.is_active or self._active_goal != gh.goal_id.uuid.tobytes():
+                    return
+                self.get_logger().warning("waiting for the control timer (is /clock running?)",
+                                          throttle_duration_sec=5.0)
+
+    def _execute(self, gh):
+        my_id = gh.goal_id.uuid.tobytes()
+        self._active_goal = my_id          # a newer goal preempts the running one
+        result = NavigateToPose.Result()
+        recoveries = 0
+        t0 = None
+        try:
+            with self._drive_lock:
+                if self._active_goal != my_id:
+                    raise _Preempted()
+                goal_xy, goal_yaw = self._goal_in_map(gh.request.pose)
+                if not self._wait(lambda: self._map is not None, self.wait_timeout):
+                    raise NavigationError(ErrorCode.PLANNER_UNKNOWN,
+                                          f"no map received on {self.resolve_topic_name('map')} within "
+                                          f"{self.wait_timeout:g} s")
+                if not self._wait(lambda: self._tf.can_transform(self.global_frame, self.base_frame),
+                                  self.wait_timeout):
+                    self._robot_pose()             # raises TF_ERROR with the reason
+                version = self._update_map(0)
+                pose, stamp = self._robot_pose()
+                t0 = self._time(stamp)
+                plan = self._plan(pose, goal_xy)
+                follower = PathFollower(self.follower_config)
+                follower.set_path(plan.waypoints, goal_yaw, t0)
+                self.get_logger().info(
+                    f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}"
+                    f"{'' if goal_yaw is None else f', {math.degrees(goal_yaw):.0f} deg'}): path "
+                    f"{plan.length:.2f} m, planned in {plan.planning_time * 1e3:.1f} ms")
+            while True:
+                with self._drive_lock:
+                    if self._active_goal != my_id:
+                        raise _Preempted()
+                    if not gh.is_active:
+                        return result
+                    if gh.is_cancel_requested:
+                        self._stop()
+                        gh.canceled()
+                        self.get_logger().info("goal canceled")
+                        return result
+                    c0 = time.perf_counter()
+                    pose, stamp = self._robot_pose()
+                    t = self._time(stamp)
+                    new_version = self._update_map(version)
+                    if new_version != version:
+                        version = new_version
+                        ahead = follower.path[follower._seg + 1:]
+                        if not follower.xy_reached and not self.planner.path_clear(np.vstack([pose[:2], ahead]),
+                                                                                   pose[:2]):
+                            plan = self._plan(pose, goal_xy)
+                            follower.set_path(plan.waypoints, goal_yaw, t)
+                    cmd = follower.step(pose, t)
+                    if cmd.status == "stuck":
+                        recoveries += 1
+                        if recoveries > self.max_recoveries:
+                            raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
+                                                  f"stuck: {cmd.message}; gave up after {self.max_recoveries} "
+                                                  "recoveries")
+                        self.get_logger().warning(f"{cmd.message}: replanning (recovery {recoveries})")
+                        plan = self._plan(pose, goal_xy)
+                        follower.set_path(plan.waypoints, goal_yaw, t, keep_xy_reached=True)
+                        cmd = follower.step(pose, t)
+                    self._feedback(gh, pose, stamp, t - t0, cmd, recoveries)
+                    if cmd.status == "succeeded":
+                        self._stop()
+                        gh.succeed()
+                        self.get_logger().info(f"goal reached in {t - t0:.1f} s at ({pose[0]:.2f}, {pose[1]:.2f})")
+                        return result
+                    if self.max_navigation_time > 0 and t - t0 > self.max_navigation_time:
+                        raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_navigation_time:g} s "
+                                                                 f"({cmd.distance_remaining:.2f} m left)")
+                    twist = Twist()
+                    twist.linear.x, twist.angular.z = float(cmd.v), float(cmd.w)
+                    self.cmd_pub.publish(twist)
+                    self._next_cycle(gh)
+                    self.cycle_times.append(time.perf_counter() - c0)
+                    del self.cycle_times[:-1000]
+        except _Preempted:
+            result.error_code = ErrorCode.UNKNOWN
+            result.error_msg = "preempted by a newer goal"
+            if gh.is_active:
+                gh.abort()
+            return result
+        except NavigationError as exc:
+            self._stop()
+            result.error_code = int(exc.code)
+            result.error_msg = exc.message
+            self.get_logger().warning(f"navigation failed ({exc.code.name}): {exc.message}")
+            if gh.is_active:
+                gh.abort()
+            return result
+        except Exception as exc:  # noqa: BLE001 - a failed goal, never a dead server
+            self._stop()
+            result.error_code = int(ErrorCode.UNKNOWN)
+            result.error_msg = f"internal error: {type(exc).__name__}: {exc}"
+            self.get_logger().error(result.error_msg)
+            if gh.is_active:
+                gh.abort()
+            return result
+
+    def _time(self, stamp_ns: int) -> float:
+        """The controller's time: the pose stamp in lock-step (exact frames), else the clock."""
+        return stamp_ns * 1e-9 if self.lockstep else self._now_s()
+
+    def _feedback(self, gh, pose, stamp_ns, elapsed, cmd, recoveries) -> None:
+        fb = NavigateToPose.Feedback()
+        fb.current_pose.header.frame_id = self.global_frame
+        fb.current_pose.header.stamp.sec = max(stamp_ns, 0) // 1_000_000_000
+        fb.current_pose.header.stamp.nanosec = max(stamp_ns, 0) % 1_000_000_000
+        fb.current_pose.pose.position.x, fb.current_pose.pose.position.y = float(pose[0]), float(pose[1])
+        fb.current_pose.pose.orientation = yaw_to_quaternion(float(pose[2]))
+        fb.navigation_time = _duration(elapsed)
+        fb.estimated_time_remaining = _duration(cmd.time_remaining)
+        fb.number_of_recoveries = int(recoveries)
+        fb.distance_remaining = float(cmd.distance_remaining)
+        gh.publish_feedback(fb)
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = NavigationNode()
+        executor = MultiThreadedExecutor(num_threads=4)
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+__all__ = ["NavigationNode", "PUBLISHED_TOPICS", "ACTION_NAME", "main", "path_length"]

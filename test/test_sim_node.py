@@ -1,0 +1,258 @@
+"""sim_node in-process on an executor: topics, frames, stamps, lock-step, cmd_vel,
+services, episode end and parameter errors.
+
+Skipped without rclpy (run `bash scripts/setup_ros.sh`). Each test has its own
+rclpy context on a random DDS domain (localhost discovery) and a hard time limit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+try:
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+except Exception as exc:  # ImportError, or OSError from a missing shared library
+    pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc}); run `bash scripts/setup_ros.sh`",
+                allow_module_level=True)
+
+from geometry_msgs.msg import Twist
+from std_srvs.srv import Trigger
+
+from hazard_ros import conversions as conv
+from hazard_ros.sim_node import PUBLISHED_TOPICS, SimNode
+from hazard_ros.tf_math import TfBuffer
+
+TEST_TIME_LIMIT_S = 25
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+BEST_EFFORT = QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+@pytest.fixture(autouse=True)
+def hard_time_limit():
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TEST_TIME_LIMIT_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def ros_env(monkeypatch):
+    domain_id = random.SystemRandom().randint(1, 101)
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
+    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    monkeypatch.setenv("ROS_STATIC_PEERS", "")
+    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
+    return domain_id
+
+
+@pytest.fixture
+def ctx(ros_env):
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_env)
+    try:
+        yield context
+    finally:
+        if context.ok():
+            rclpy.shutdown(context=context)
+
+
+class Harness:
+    """A sim node and a probe node on one executor; the probe records messages."""
+
+    def __init__(self, context, **params):
+        overrides = [Parameter(k, value=v) for k, v in
+                     dict(camera_width=64, camera_height=48, lidar_beams=90, lidar_rings=4, **params).items()]
+        self.sim = SimNode(context=context, parameter_overrides=overrides)
+        self.probe = rclpy.create_node("probe", context=context)
+        self.ex = SingleThreadedExecutor(context=context)
+        self.ex.add_node(self.sim)
+        self.ex.add_node(self.probe)
+        self.got: dict[str, list] = {}
+
+    def listen(self, topic, cls, qos=10):
+        self.got[topic] = []
+        self.probe.create_subscription(cls, topic, self.got[topic].append, qos)
+
+    def spin_until(self, pred, timeout=8.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.ex.spin_once(timeout_sec=0.02)
+            if pred():
+                return True
+        return pred()
+
+    def call(self, name, timeout=8.0):
+        client = self.probe.create_client(Trigger, name)
+        assert self.spin_until(client.service_is_ready, timeout), f"service {name} not available"
+        fut = client.call_async(Trigger.Request())
+        assert self.spin_until(fut.done, timeout), f"no response from {name}"
+        return fut.result()
+
+    def close(self):
+        self.ex.shutdown()
+        self.sim.destroy_node()
+        self.probe.destroy_node()
+
+
+def msg_class(type_str):
+    import importlib
+    pkg, _, name = type_str.split("/")
+    return getattr(importlib.import_module(f"{pkg}.msg"), name)
+
+
+def test_free_run_publishes_contract_topics(ctx):
+    h = Harness(ctx, task="fire", realtime_factor=4.0, gps_rate=10.0, lidar_rate=10.0)
+    try:
+        topics = [t for t in PUBLISHED_TOPICS if t not in ("water_level/image_raw", "episode/metrics")]
+        for t in topics:
+            latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status")
+            h.listen(t, msg_class(PUBLISHED_TOPICS[t]), LATCHED if latched else
+                     (BEST_EFFORT if "camera" in t or "thermal" in t else 10))
+        assert h.spin_until(lambda: all(h.got[t] for t in topics) and len(h.got["camera/depth/image_raw"]) >= 3), \
+            f"missing: {[t for t in topics if not h.got[t]]}"
+        # types on the graph match PUBLISHED_TOPICS
+        graph = dict(h.probe.get_topic_names_and_types())
+        for t in topics:
+            assert graph["/" + t.lstrip("/")] == [PUBLISHED_TOPICS[t]], t
+        color, depth = h.got["camera/color/image_raw"][-1], h.got["camera/depth/image_raw"]
+        seg, thermal = h.got["camera/segmentation/image_raw"][-1], h.got["thermal/image_raw"][-1]
+        assert (color.encoding, depth[-1].encoding, seg.encoding, thermal.encoding) == ("rgb8", "32FC1", "32SC1", "32FC1")
+        assert {m.header.frame_id for m in (color, depth[-1], seg, thermal)} == {"camera_optical_frame"}
+        assert conv.from_ros_image(color).shape == (48, 64, 3)
+        # every image of one frame has the same stamp; successive depth frames are 0.1 s apart
+        stamps = {conv.frame_from_stamp(m.header.stamp) for m in h.got["camera/color/image_raw"]}
+        assert {conv.frame_from_stamp(m.header.stamp) for m in depth} <= stamps | {0}
+        d = np.diff([conv.time_to_ns(m.header.stamp) for m in depth])
+        assert np.all(d > 0) and np.all(d % conv.FRAME_DT_NS == 0)
+        info = h.got["camera/color/camera_info"][-1]
+        assert np.allclose(conv.from_ros_camera_info(info), h.sim.env.camera.intrinsics())
+        odom = h.got["odom"][-1]
+        assert (odom.header.frame_id, odom.child_frame_id) == ("odom", "base_link")
+        assert h.got["lidar/points"][-1].header.frame_id == "lidar_link"
+        assert len(conv.from_ros_pointcloud2(h.got["lidar/points"][-1])) > 0
+        assert h.got["imu/data"][-1].header.frame_id == "imu_link"
+        fix = h.got["gps/fix"][-1]
+        xy = conv.from_ros_navsatfix(fix, h.sim.datum)[:2]
+        assert np.linalg.norm(xy - conv.from_ros_odometry(h.got["odom"][-1])[:2]) < 0.5
+        labels = conv.from_ros_label_info(h.got["camera/segmentation/label_info"][0])
+        assert labels[900] == "fire" and all(labels[o.id] == o.name for o in h.sim.env.world.objects)
+        task = json.loads(h.got["task"][0].data)
+        assert task["hazard"] == "fire" and task["episode"] == 0 and len(task["bounds"]) == 4
+        status = json.loads(h.got["episode/status"][-1].data)
+        assert {"frame", "held", "rescued_ids", "done", "last_result"} <= set(status)
+        assert h.got["/clock"][-1].clock.sec >= 0
+        # the TF chain map -> camera_optical_frame reproduces the core's camera pose
+        buf = TfBuffer()
+        for m in h.got["/tf_static"]:
+            buf.add_message(m, static=True)
+        for m in h.got["/tf"]:
+            buf.add_message(m)
+        last = h.got["/tf"][-1].transforms[0]
+        x, y = last.transform.translation.x, last.transform.translation.y
+        T = buf.lookup("map", "camera_optical_frame")
+        yaw = conv.quaternion_to_yaw(last.transform.rotation)
+        from hazard_sim.embodiment.humanoid import Humanoid
+        pos, rot = Humanoid((x, y), yaw, h.sim.env.humanoid_spec).camera_pose()
+        assert np.allclose(T[:3, 3], pos, atol=1e-6) and np.allclose(T[:3, :3], rot, atol=1e-6)
+    finally:
+        h.close()
+
+
+def test_lockstep_step_advances_exactly_one_frame(ctx):
+    h = Harness(ctx, task="flood", lockstep=True)
+    try:
+        h.listen("camera/depth/image_raw", msg_class("sensor_msgs/msg/Image"), BEST_EFFORT)
+        h.listen("water_level/image_raw", msg_class("sensor_msgs/msg/Image"), BEST_EFFORT)
+        time.sleep(0.3)
+        h.spin_until(lambda: False, 0.3)
+        assert h.sim.env.world.frame == 0           # lock-step: nothing moves on its own
+        for expect in (1, 2):
+            res = h.call("sim/step")
+            assert res.success and res.message == str(expect)
+            assert h.sim.env.world.frame == expect
+            assert h.spin_until(lambda: any(conv.frame_from_stamp(m.header.stamp) == expect
+                                            for m in h.got["camera/depth/image_raw"]))
+            assert any(conv.frame_from_stamp(m.header.stamp) == expect for m in h.got["water_level/image_raw"])
+        h.spin_until(lambda: False, 0.3)
+        assert h.sim.env.world.frame == 2
+    finally:
+        h.close()
+
+
+def test_cmd_vel_moves_and_times_out(ctx):
+    h = Harness(ctx, task="fire", lockstep=True)
+    try:
+        env = h.sim.env
+        start = env.agent.xy.copy()
+        pub = h.probe.create_publisher(Twist, "cmd_vel", 10)
+        cmd = Twist()
+        cmd.linear.x = 1.0
+        assert h.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(cmd)
+        assert h.spin_until(lambda: h.sim.cmd == (1.0, 0.0))
+        for _ in range(10):
+            assert h.call("sim/step").success
+        # 0.5 s of sim time at 1 m/s, then the command times out
+        moved = np.linalg.norm(env.agent.xy - start)
+        assert moved == pytest.approx(0.5, abs=1e-6)
+        assert h.sim.tracker.v_body[0] == 0.0
+    finally:
+        h.close()
+
+
+def test_services_fail_with_reasons(ctx):
+    h = Harness(ctx, task="fire", lockstep=False, realtime_factor=1.0)
+    try:
+        res = h.call("pick_up")
+        assert not res.success and "within reach" in res.message
+        res = h.call("drop")
+        assert not res.success and "hands are empty" in res.message
+        res = h.call("sim/step")
+        assert not res.success and "lock-step" in res.message
+    finally:
+        h.close()
+
+
+def test_episode_end_latches_metrics(ctx):
+    h = Harness(ctx, task="wind", lockstep=True)
+    try:
+        h.sim.env.frame_limit = 2
+        assert h.call("sim/step").success
+        assert h.call("sim/step").success
+        res = h.call("sim/step")
+        assert not res.success and "episode is over" in res.message
+        h.listen("episode/metrics", msg_class("std_msgs/msg/String"), LATCHED)   # a late subscriber
+        assert h.spin_until(lambda: h.got["episode/metrics"])
+        m = json.loads(h.got["episode/metrics"][0].data)
+        assert m["task"] == "wind" and m["frames"] == 2 and "value_rate" in m
+    finally:
+        h.close()
+
+
+def test_bad_parameter_gives_one_clear_error(ctx):
+    with pytest.raises(ValueError, match="unknown task 'lava'"):
+        SimNode(context=ctx, parameter_overrides=[Parameter("task", value="lava")])
+    with pytest.raises(ValueError, match="camera_width"):
+        SimNode(context=ctx, parameter_overrides=[Parameter("camera_width", value=0)])
+    proc = subprocess.run([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", "task:=lava"],
+                          capture_output=True, text=True, timeout=20, env=dict(os.environ))
+    assert proc.returncode == 2
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+    assert lines == ["[sim_node] error: unknown task 'lava': expected one of fire, flood, wind"]
