@@ -396,6 +396,10 @@ class PathFollower:
     def goal(self) -> np.ndarray:
         return self.path[-1]
 
+    def remaining_path(self) -> np.ndarray:
+        """The waypoints still ahead (after the current segment's start)."""
+        return self.path[self._seg + 1:]
+
     # ------------------------------------------------------------ geometry
     def _project(self, xy: np.ndarray) -> tuple[int, float]:
         """Closest point of the path ahead (segments seg .. seg+2): (segment, arc length)."""

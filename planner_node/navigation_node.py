@@ -253,8 +253,9 @@ class NavigationNode(Node):
         msg = Path()
         msg.header.frame_id = self.global_frame
         msg.header.stamp = self.get_clock().now().to_msg()
+        n = len(waypoints)
         for k, xy in enumerate(waypoints):
-            nxt = waypoints[min(k + 1, len(waypoints) - 1)] - waypoints[max(k - 1, 0) if k == len(waypoints) - 1 else k]
+            nxt = waypoints[k + 1] - xy if k + 1 < n else (xy - waypoints[k - 1] if n > 1 else np.zeros(2))
             ps = PoseStamped()
             ps.header = msg.header
             ps.pose.position.x, ps.pose.position.y = float(xy[0]), float(xy[1])
@@ -315,13 +316,13 @@ class NavigationNode(Node):
             with self._cv:
                 tick = self._tick
             while not self._wait(lambda: self._tick != tick, 1.0):
-                if gh.is_cancel_requested or not gh.is_active or self._active_goal != gh.goal_id.uuid.tobytes():
+                if gh.is_cancel_requested or not gh.is_active or self._active_goal != bytes(gh.goal_id.uuid):
                     return
                 self.get_logger().warning("waiting for the control timer (is /clock running?)",
                                           throttle_duration_sec=5.0)
 
     def _execute(self, gh):
-        my_id = gh.goal_id.uuid.tobytes()
+        my_id = bytes(gh.goal_id.uuid)
         self._active_goal = my_id          # a newer goal preempts the running one
         result = NavigateToPose.Result()
         recoveries = 0
@@ -365,9 +366,8 @@ class NavigationNode(Node):
                     new_version = self._update_map(version)
                     if new_version != version:
                         version = new_version
-                        ahead = follower.path[follower._seg + 1:]
-                        if not follower.xy_reached and not self.planner.path_clear(np.vstack([pose[:2], ahead]),
-                                                                                   pose[:2]):
+                        ahead = np.vstack([pose[:2], follower.remaining_path()])
+                        if not follower.xy_reached and not self.planner.path_clear(ahead, pose[:2]):
                             plan = self._plan(pose, goal_xy)
                             follower.set_path(plan.waypoints, goal_yaw, t)
                     cmd = follower.step(pose, t)

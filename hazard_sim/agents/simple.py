@@ -29,36 +29,18 @@ class RandomAgent(Agent):
         return self.random_low_level()
 
 
-class RuleAgent(Agent):
-    """Randomly chooses a known target, walks to it, picks it up, drops it in the
-    container; repeats.  Explores when it knows no target."""
-
-    name = "rule"
+class _PersistentAgent(Agent):
+    """Commits to one known target until it is rescued or given up, then chooses again."""
 
     def __init__(self, seed: int = 0):
         super().__init__(seed)
         self.current = None
 
-    def decide(self):
-        m = self.memory
-        if m.held >= 0:
-            return self.to_container()
-        open_ids = [r.id for r in m.open_targets()]
-        if self.current not in open_ids:
-            self.current = int(self.rng.choice(open_ids)) if open_ids else None
-        if self.current is None:
-            return self.explore_step()
-        return self.rescue_step(self.current)
+    def choose(self, open_targets) -> int:
+        raise NotImplementedError
 
-
-class GreedyAgent(Agent):
-    """Persists in rescuing the nearest known target; random actions when none is known."""
-
-    name = "greedy"
-
-    def __init__(self, seed: int = 0):
-        super().__init__(seed)
-        self.current = None
+    def when_idle(self):
+        return self.explore_step()
 
     def decide(self):
         m = self.memory
@@ -66,7 +48,29 @@ class GreedyAgent(Agent):
             return self.to_container()
         open_ = m.open_targets()
         if self.current not in {r.id for r in open_}:
-            self.current = min(open_, key=m.distance).id if open_ else None
+            self.current = self.choose(open_) if open_ else None
         if self.current is None:
-            return self.explore_step() if self.rng.random() < 0.5 else self.random_low_level()
+            return self.when_idle()
         return self.rescue_step(self.current)
+
+
+class RuleAgent(_PersistentAgent):
+    """Randomly chooses a known target, walks to it, picks it up, drops it in the
+    container; repeats.  Explores when it knows no target."""
+
+    name = "rule"
+
+    def choose(self, open_targets) -> int:
+        return int(self.rng.choice([r.id for r in open_targets]))
+
+
+class GreedyAgent(_PersistentAgent):
+    """Persists in rescuing the nearest known target; random actions when none is known."""
+
+    name = "greedy"
+
+    def choose(self, open_targets) -> int:
+        return min(open_targets, key=self.memory.distance).id
+
+    def when_idle(self):
+        return self.explore_step() if self.rng.random() < 0.5 else self.random_low_level()
