@@ -93,6 +93,7 @@ PARAMETERS = {
     "lidar_beams": (360, int, "LiDAR beams per ring"),
     "lidar_rings": (16, int, "LiDAR rings (-15..+15 deg)"),
     "lidar_range": (20.0, float, "LiDAR maximum range (m)"),
+    "frame_limit": (0, int, "episode length in frames (0: the task's, 1500 fire/flood, 3000 wind)"),
     "lockstep": (False, bool, "advance only through sim/step (and pick_up / drop)"),
     "hazards_affect_agent": (False, bool, "HAZARD's harder setting: the hazard slows / blocks / pushes the body"),
     "cmd_vel_timeout": (0.5, float, "stop when no cmd_vel arrived for this long (sim s)"),
@@ -137,7 +138,7 @@ class SimNode(Node):
             self.env = HazardEnv(p["task"], p["split"], p["episode"], seed=p["seed"],
                                  camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
                                  hazards_affect_agent=p["hazards_affect_agent"],
-                                 dataset_root=p["dataset_root"] or None)
+                                 dataset_root=p["dataset_root"] or None, frame_limit=p["frame_limit"] or None)
             self.env.reset()
         except (IndexError, KeyError, FileNotFoundError) as exc:
             raise ValueError(f"cannot load episode {p['task']}/{p['split']}/{p['episode']}: "
@@ -201,6 +202,8 @@ class SimNode(Node):
         for name in ("cmd_vel_timeout", "realtime_factor", "lidar_range"):
             if not 0.0 < out[name] < math.inf:
                 raise ValueError(f"parameter {name!r} must be > 0, got {out[name]}")
+        if out["frame_limit"] < 0:
+            raise ValueError(f"parameter 'frame_limit' must be >= 0 (0: the task's), got {out['frame_limit']}")
         if out["lidar_beams"] <= 0 or out["lidar_rings"] <= 0:
             raise ValueError("parameters 'lidar_beams' and 'lidar_rings' must be > 0")
         return out

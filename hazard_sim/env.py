@@ -18,7 +18,8 @@ from hazard_sim.dataset import load_episode, validate_episode
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.metrics import Rescue, episode_metrics
-from hazard_sim.navigation.grid import GridSpec, goal_cells_near, inflate, plan_path, rasterize_boxes, simplify_path
+from hazard_sim.navigation.grid import (GridSpec, goal_cells_near, inflate, plan_path, rasterize_boxes, release_start,
+                                        simplify_path)
 from hazard_sim.navigation.observed_map import ObservedMap
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.render.raycast import RaycastRenderer
@@ -238,14 +239,24 @@ class HazardEnv(gym.Env):
         return not (self.hazards_affect_agent and self.world.hazard.agent_blocked(xy))
 
     def _try_move(self, xy) -> bool:
-        if self._free(xy):
-            self.agent.xy = np.asarray(xy, float)
-            self.agent.trace.append(self.agent.xy.copy())
-            return True
+        """Move the body to ``xy``; against an obstacle it slides along it (the free axis
+        component of the step) as a body would; a bump is reported to the walking map."""
+        xy = np.asarray(xy, float)
+        step = xy - self.agent.xy
+        for cand in (xy, self.agent.xy + [step[0], 0.0], self.agent.xy + [0.0, step[1]]):
+            if np.linalg.norm(cand - self.agent.xy) > 0.3 * np.linalg.norm(step) and self._free(cand):
+                self.agent.xy = cand
+                self.agent.trace.append(cand.copy())
+                if cand is not xy:
+                    self._bump_sense(xy)
+                return True
+        self._bump_sense(xy)
+        return False
+
+    def _bump_sense(self, xy) -> None:
         # a bump reveals the solid cells the body touched (a bumper / touch sensor)
         near = goal_cells_near(self.grid, ~self.truth_solid, xy, self.humanoid_spec.radius + 0.15)
         self.memory_map.bump(xy, near)
-        return False
 
     def _step_speed(self) -> float:
         f = self.world.hazard.agent_speed_factor(self.agent.xy) if self.hazards_affect_agent else 1.0
@@ -385,12 +396,12 @@ class HazardEnv(gym.Env):
             if self.out_of_time:
                 return False, "frame limit reached"
             if path is None or frames >= replan_at:
-                blocked = self.memory_map.blocked().copy()
+                start = self.grid.to_cell(self.agent.xy)
+                blocked = release_start(self.memory_map.blocked(), self.memory_map.obstacles(), start,
+                                        self.humanoid_spec.radius, self.grid.resolution)
                 if self.hazards_affect_agent and hasattr(self.world.hazard, "floor"):
                     burning = self.world.hazard.floor.burning_centres()[:, :2]
                     blocked[self.grid.to_cells(burning)] = True
-                start = self.grid.to_cell(self.agent.xy)
-                blocked[self._near_start(start)] = False   # the body stands here: let it leave the margin
                 # arrive within 0.5 m of the object; where furniture keeps the body
                 # farther away (objects on tables, beds), stop as close as free space allows
                 for extra in (0.0, 0.5, 1.0):
@@ -428,18 +439,6 @@ class HazardEnv(gym.Env):
         goal = target.box.center[:2]
         left = float(np.linalg.norm(goal - self.agent.xy))
         return False, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)"
-
-    def _near_start(self, cell) -> np.ndarray:
-        """Cells around the body that lie in the inflated margin but not on an obstacle:
-        the body already stands there, so paths may leave through them."""
-        i, j = cell
-        r = int(np.ceil(self.humanoid_spec.radius / self.grid.resolution)) + 1
-        h, w = self.grid.shape
-        win = (slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w)))
-        mask = np.zeros(self.grid.shape, bool)
-        mask[win] = True
-        near_obstacle = inflate(self.memory_map.obstacles(), 0.1, self.grid.resolution)
-        return mask & ~near_obstacle
 
     def _face(self, xy) -> None:
         c = np.asarray(xy) - self.agent.xy

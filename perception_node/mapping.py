@@ -84,6 +84,21 @@ class OccupancyMapper:
         self.integrate_points(pts, ignore_boxes)
         return pts
 
+    def clear_boxes(self, boxes, pad: float = 0.05) -> None:
+        """Forget obstacle evidence under the footprints of (centre, size) boxes: objects
+        recognised only after their first depth frame marked them."""
+        x0, y0, _, _ = self.spec.bounds
+        r = self.spec.resolution
+        h, w = self.spec.shape
+        for center, size in boxes:
+            lo = np.asarray(center, float)[:2] - np.asarray(size, float)[:2] / 2 - pad
+            hi = np.asarray(center, float)[:2] + np.asarray(size, float)[:2] / 2 + pad
+            j0, i0 = max(0, int(np.floor((lo[0] - x0) / r))), max(0, int(np.floor((lo[1] - y0) / r)))
+            j1, i1 = min(w, int(np.floor((hi[0] - x0) / r)) + 1), min(h, int(np.floor((hi[1] - y0) / r)) + 1)
+            if i1 > i0 and j1 > j0:
+                self.map.hits[i0:i1, j0:j1] = 0
+        self.map._blocked = None
+
     def occupancy(self) -> np.ndarray:
         """int8 (rows = y, cols = x) with -1 unknown, 0 free, 100 occupied."""
         return self.map.occupancy()
@@ -356,7 +371,9 @@ class MappingCore:
     ``add_depth`` must come with K and the camera pose of that stamp. A hazard image
     that arrives before its depth image waits (up to ``frames_kept`` stamps).
     ``add_objects`` reads each object's hazard value from the hazard image of the same
-    stamp when there is one, else from the layer.
+    stamp when there is one, else from the layer. With ``ignore_objects``, movable objects
+    stay off the occupancy map (as in the simulator's own map): their footprints are
+    cleared when they are seen and their points are skipped in later depth frames.
     """
 
     def __init__(self, bounds, resolution: float = 0.1, agent_radius: float = 0.25,
@@ -436,7 +453,13 @@ class MappingCore:
                     obs.reading = self.layers[name].value_at(np.asarray(obs.position)[:2])
                 if np.isfinite(obs.reading):
                     break
-        return self.memory.update(observations, stamp)
+        ids = self.memory.update(observations, stamp)
+        if self.ignore_objects:
+            recs = [self.memory.objects[i] for i in ids]
+            self.occupancy_map.clear_boxes([(r.position, r.size) for r in recs
+                                            if r.status == "scene" and not r.is_container
+                                            and np.all(r.size > 0)])
+        return ids
 
     def memory_dict(self, stamp: float | None = None, frame_id: str = "map") -> dict:
         layer = self.reading_layer()

@@ -5,15 +5,12 @@ NaN or <= 0 where nothing was measured); ``K`` is the 3x3 pinhole matrix; a pose
 ``T_map_cam`` is the 4x4 map-from-optical-frame transform (optical: x right, y down,
 z forward). Pixel centres sit at integer coordinates (see :mod:`.detectors`).
 
-Also here: the two frame-bookkeeping helpers the nodes need and ROS 2 on pip lacks
-(no tf2_ros, no message_filters): :class:`TfBuffer`, a small transform tree with time
-interpolation, and :class:`StampSync`, an exact-stamp synchroniser. Both are plain
-Python (stamps are float seconds or integer nanoseconds), so they are unit-tested
-without a ROS context.
+Also here: :class:`StampSync`, the exact-stamp synchroniser the nodes need (ROS 2 on
+pip has no message_filters); plain Python over integer-nanosecond stamps, unit-tested
+without a ROS context. Transforms come from :class:`hazard_ros.tf_math.TfBuffer`.
 """
 from __future__ import annotations
 
-import bisect
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -70,10 +67,12 @@ class Projected:
     n_points: int
 
 
-def detection_depth_samples(det: Detection, depth: np.ndarray, core: float = 0.5):
+def detection_depth_samples(det: Detection, depth: np.ndarray, core: float = 0.5,
+                            max_samples: int = 4096):
     """Pixel coordinates ``(u, v)`` and depths of the pixels that belong to ``det``: its
     mask when it has one, else the central ``core`` fraction of its box (the rim of a
-    detector's box is mostly background). Only valid depths are returned."""
+    detector's box is mostly background). Only valid depths are returned; large regions
+    are thinned to about ``max_samples`` pixels on a regular stride (deterministic)."""
     h, w = depth.shape[:2]
     x0, y0, x1, y1 = det.pixel_box((h, w))
     if x1 <= x0 or y1 <= y0:
@@ -89,6 +88,9 @@ def detection_depth_samples(det: Detection, depth: np.ndarray, core: float = 0.5
         xs = np.arange(x0 + mx, max(x1 - mx, x0 + mx + 1))
         ys = np.arange(y0 + my, max(y1 - my, y0 + my + 1))
         uu, vv = (a.ravel() for a in np.meshgrid(xs, ys))
+    if max_samples and uu.size > max_samples:
+        k = int(np.ceil(uu.size / max_samples))
+        uu, vv = uu[::k], vv[::k]
     z = depth[vv, uu].astype(float)
     ok = valid_depth(z)
     return uu[ok], vv[ok], z[ok]
@@ -140,163 +142,6 @@ def backproject_detections(dets: list[Detection], depth, K, T_map_cam, **kw) -> 
     return [backproject_detection(d, depth, K, T_map_cam, **kw) for d in dets]
 
 
-# ====================================================================== TF buffer
-def quat_to_matrix(q) -> np.ndarray:
-    """3x3 rotation from a quaternion (x, y, z, w); normalises it."""
-    x, y, z, w = (float(a) for a in q)
-    n = x * x + y * y + z * z + w * w
-    if n < 1e-12:
-        raise ValueError("zero-length quaternion")
-    s = 2.0 / n
-    return np.array([
-        [1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)],
-        [s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)],
-        [s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x * x + y * y)]])
-
-
-def matrix_from_tq(t, q) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = quat_to_matrix(q)
-    T[:3, 3] = np.asarray(t, float)
-    return T
-
-
-def _slerp(q0: np.ndarray, q1: np.ndarray, a: float) -> np.ndarray:
-    q0, q1 = q0 / np.linalg.norm(q0), q1 / np.linalg.norm(q1)
-    d = float(np.dot(q0, q1))
-    if d < 0:
-        q1, d = -q1, -d
-    if d > 0.9995:
-        q = q0 + a * (q1 - q0)
-        return q / np.linalg.norm(q)
-    th = np.arccos(d)
-    return (np.sin((1 - a) * th) * q0 + np.sin(a * th) * q1) / np.sin(th)
-
-
-class TfBuffer:
-    """A transform tree (child -> parent edges) with a short history per dynamic edge.
-
-    ``set(parent, child, stamp, t, q)`` adds a transform (stamp in seconds; ``t`` the
-    child origin in the parent frame, ``q`` = (x, y, z, w)); ``lookup(target, source,
-    stamp)`` returns the 4x4 ``T_target_source`` (maps source-frame points into target),
-    interpolating dynamic edges in time (linear / slerp). ``stamp=None`` means latest.
-    No extrapolation: a stamp newer than an edge's newest sample (beyond
-    ``tolerance``) raises :class:`TfLookupError`, so callers can wait for TF.
-    """
-
-    def __init__(self, cache_s: float = 10.0, tolerance: float = 1e-6):
-        self.cache_s = float(cache_s)
-        self.tolerance = float(tolerance)
-        self._parent: dict[str, str] = {}
-        self._static: dict[str, np.ndarray] = {}
-        self._times: dict[str, list[float]] = {}
-        self._tq: dict[str, list[np.ndarray]] = {}
-
-    def frames(self) -> set[str]:
-        return set(self._parent) | set(self._parent.values())
-
-    def set(self, parent: str, child: str, stamp: float, t, q, static: bool = False) -> None:
-        parent, child = parent.lstrip("/"), child.lstrip("/")
-        if not parent or not child or parent == child:
-            raise ValueError(f"bad transform {parent!r} -> {child!r}")
-        self._parent[child] = parent
-        if static:
-            self._static[child] = matrix_from_tq(t, q)
-            self._times.pop(child, None)
-            self._tq.pop(child, None)
-            return
-        self._static.pop(child, None)
-        times = self._times.setdefault(child, [])
-        tqs = self._tq.setdefault(child, [])
-        row = np.concatenate([np.asarray(t, float), np.asarray(q, float)])
-        k = bisect.bisect_left(times, stamp)
-        if k < len(times) and abs(times[k] - stamp) <= 1e-12:
-            tqs[k] = row
-        else:
-            times.insert(k, float(stamp))
-            tqs.insert(k, row)
-        cut = bisect.bisect_left(times, times[-1] - self.cache_s)
-        if cut > 0:
-            del times[:cut], tqs[:cut]
-
-    def set_matrix(self, parent: str, child: str, stamp: float, T: np.ndarray, static: bool = False):
-        from scipy.spatial.transform import Rotation
-        T = np.asarray(T, float)
-        self.set(parent, child, stamp, T[:3, 3], Rotation.from_matrix(T[:3, :3]).as_quat(), static)
-
-    # ------------------------------------------------------------------ lookup
-    def _edge(self, child: str, stamp: float | None) -> np.ndarray:
-        if child in self._static:
-            return self._static[child]
-        times, tqs = self._times[child], self._tq[child]
-        if stamp is None:
-            row = tqs[-1]
-        else:
-            if stamp > times[-1] + self.tolerance:
-                raise TfLookupError(f"no transform {self._parent[child]} -> {child} at t={stamp:.3f} "
-                                    f"yet (newest {times[-1]:.3f})", waiting=True)
-            if stamp < times[0] - self.tolerance:
-                raise TfLookupError(f"transform {self._parent[child]} -> {child} at t={stamp:.3f} "
-                                    f"is older than the buffer (oldest {times[0]:.3f})")
-            k = min(bisect.bisect_left(times, stamp - self.tolerance), len(times) - 1)
-            if times[k] <= stamp + self.tolerance or k == 0:
-                row = tqs[k]
-            else:                                   # times[k-1] < stamp < times[k]
-                t0, t1 = times[k - 1], times[k]
-                a = (stamp - t0) / (t1 - t0)
-                r0, r1 = tqs[k - 1], tqs[k]
-                row = np.concatenate([(1 - a) * r0[:3] + a * r1[:3], _slerp(r0[3:], r1[3:], a)])
-        return matrix_from_tq(row[:3], row[3:])
-
-    def _chain(self, frame: str) -> list[str]:
-        chain = [frame]
-        while chain[-1] in self._parent:
-            chain.append(self._parent[chain[-1]])
-            if len(chain) > 64:
-                raise TfLookupError(f"TF loop above frame {frame!r}")
-        return chain
-
-    def _to_ancestor(self, chain: list[str], upto: str, stamp) -> np.ndarray:
-        T = np.eye(4)
-        for child in chain:
-            if child == upto:
-                break
-            T = self._edge(child, stamp) @ T
-        return T
-
-    def lookup(self, target: str, source: str, stamp: float | None = None) -> np.ndarray:
-        target, source = target.lstrip("/"), source.lstrip("/")
-        if target == source:
-            return np.eye(4)
-        known = self.frames()
-        for f in (target, source):
-            if f not in known:
-                raise TfLookupError(f"frame {f!r} is not in the TF tree "
-                                    f"(known: {', '.join(sorted(known)) or 'none'})", waiting=True)
-        ct, cs = self._chain(target), self._chain(source)
-        common = next((f for f in cs if f in set(ct)), None)
-        if common is None:
-            raise TfLookupError(f"frames {target!r} and {source!r} are not connected", waiting=True)
-        T_common_source = self._to_ancestor(cs, common, stamp)
-        T_common_target = self._to_ancestor(ct, common, stamp)
-        return np.linalg.inv(T_common_target) @ T_common_source
-
-    def can_transform(self, target: str, source: str, stamp: float | None = None) -> bool:
-        try:
-            self.lookup(target, source, stamp)
-            return True
-        except TfLookupError:
-            return False
-
-
-class TfLookupError(LookupError):
-    """A transform is not (yet) available; ``waiting`` is True when later data may bring it."""
-
-    def __init__(self, message: str, waiting: bool = False):
-        super().__init__(message)
-        self.waiting = waiting
-
-
 # =============================================================== stamp synchroniser
 class StampSync:
     """Groups messages of several streams that carry exactly the same stamp.
@@ -345,3 +190,53 @@ class StampSync:
 
     def pending(self) -> int:
         return len(self._groups)
+
+
+# ================================================================ TF wait queue
+class TfWaitQueue:
+    """Frames waiting for the transform at their stamp, processed in stamp order.
+
+    ``push(stamp_ns, payload, now)`` queues a frame (``now``: a monotonic wall time in s).
+    ``pop_ready(lookup, now)`` returns ``(stamp_ns, payload, T, note)`` for every frame
+    that can go: ``lookup(stamp_ns, payload)`` gives the transform (raising ``LookupError``
+    while it is not there yet); after ``timeout_s`` a frame takes the latest transform
+    (``lookup(None, payload)``, note ``"latest"``) or, when there is none, leaves with ``T=None``
+    and the error text as note. Frames behind a waiting one wait too (order is kept).
+    ``hold(payload)`` True keeps the head frame waiting without a timeout (e.g. while a
+    node has no map bounds yet). Beyond ``max_len`` the oldest frames leave with
+    ``T=None`` and note ``"dropped"``.
+    """
+
+    def __init__(self, timeout_s: float = 1.0, max_len: int = 10):
+        self.timeout_s = float(timeout_s)
+        self.max_len = int(max_len)
+        self._jobs: list[tuple[int, object, float]] = []
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def push(self, stamp_ns: int, payload, now: float) -> None:
+        self._jobs.append((int(stamp_ns), payload, float(now)))
+        self._jobs.sort(key=lambda j: j[0])
+
+    def pop_ready(self, lookup, now: float, hold=None) -> list:
+        out = []
+        while len(self._jobs) > self.max_len:
+            s, p, _ = self._jobs.pop(0)
+            out.append((s, p, None, "dropped"))
+        while self._jobs:
+            stamp, payload, t0 = self._jobs[0]
+            if hold is not None and hold(payload):
+                break
+            try:
+                T, note = lookup(stamp, payload), "exact"
+            except LookupError as exc:
+                if now - t0 < self.timeout_s:
+                    break
+                try:
+                    T, note = lookup(None, payload), "latest"
+                except LookupError:
+                    T, note = None, str(exc)
+            self._jobs.pop(0)
+            out.append((stamp, payload, T, note))
+        return out

@@ -164,8 +164,14 @@ class GridPlanner:
         self._occupied = self._blocked = self._near_obstacle = None
 
     def set_map(self, omap: OccupancyMap) -> None:
-        """Use a new map (inflation is computed once here)."""
+        """Use a new map (inflation is computed once here, and skipped when the obstacles
+        did not change)."""
+        old = self.map
         self.map = omap
+        if old is not None and old.resolution == omap.resolution and old.origin == omap.origin \
+                and old.shape == omap.shape \
+                and np.array_equal(self._occupied, omap.data >= self.occupied_threshold):
+            return
         self._occupied = omap.occupied(self.occupied_threshold)
         self._blocked = inflate(self._occupied, self.robot_radius, omap.resolution)
         # cells touching a real obstacle: never released around the start
@@ -488,13 +494,18 @@ class PathFollower:
         if self._stalled(phase, remaining, abs(alpha), t):
             return self._stuck(xy, remaining, alpha)
         if phase == "turning":
+            # turn in place; the body turns before it steps, so it may already step in the
+            # frame that ends the turn when the heading left after the turn is small
             w = float(np.clip(alpha / dt, -c.max_angular, c.max_angular))
-            return Command(0.0, w, "turning", remaining, eta)
+            left = alpha - w * dt
+            v = 0.0
+            if abs(left) <= math.radians(1.0):
+                v = min(c.max_linear, (ld if stopping else c.max_linear * dt) / dt) * math.cos(left)
+            return Command(float(v), w, "turning", remaining, eta)
         if stopping:       # aim straight at the stop point and arrive there in one frame
-            v = min(c.max_linear, ld / dt) * max(math.cos(alpha), 0.0)
-            w = alpha / dt if abs(alpha) > math.radians(0.5) else 0.0
-            return Command(float(v), float(np.clip(w, -c.max_angular, c.max_angular)), "following",
-                           remaining, eta)
+            w = float(np.clip(alpha / dt, -c.max_angular, c.max_angular)) if abs(alpha) > math.radians(0.5) else 0.0
+            v = min(c.max_linear, ld / dt) * max(math.cos(alpha - w * dt), 0.0)
+            return Command(float(v), w, "following", remaining, eta)
         # pure pursuit: curvature 2 sin(alpha) / ld; limit the turn rate, keeping the arc
         v = c.max_linear * max(math.cos(alpha), 0.0)
         w = v * 2.0 * math.sin(alpha) / max(ld, 1e-6)

@@ -60,6 +60,9 @@ ACTION_NAME = "navigate_to_pose"
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+#: sensor QoS of sim_node in lock-step (reliable, transient local): a late node still gets the frame
+LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def _duration(seconds: float) -> Duration:
@@ -128,7 +131,8 @@ class NavigationNode(Node):
         self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
         self.plan_pub = self.create_publisher(Path, "plan", LATCHED)
         self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=self._sub_group)
-        self.create_subscription(Odometry, "odom", self._on_odom, qos_profile_sensor_data,
+        self.create_subscription(Odometry, "odom", self._on_odom,
+                                 LOCKSTEP_SENSOR if self.lockstep else qos_profile_sensor_data,
                                  callback_group=self._sub_group)
         self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=self._sub_group)
         self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),

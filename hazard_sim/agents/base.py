@@ -7,7 +7,7 @@ import numpy as np
 
 from hazard_sim.agents.memory import Memory, backproject
 from hazard_sim.geometry import wrap_angle
-from hazard_sim.navigation.grid import GridSpec, distance_field, plan_path, simplify_path
+from hazard_sim.navigation.grid import GridSpec, distance_field, plan_path, release_start, simplify_path
 from hazard_sim.navigation.observed_map import ObservedMap
 
 MAP_CELL = 0.1
@@ -36,6 +36,8 @@ class Agent:
         self.last_action = None
         self.last_ok = False
         self.explored_at = []
+        self.fail_streak = 0
+        self.stuck_at = np.full(2, np.inf)
         self.observe(obs, info)
 
     def observe(self, obs: dict, info: dict) -> None:
@@ -47,6 +49,11 @@ class Agent:
         res = info.get("action_result", {})
         self.last_ok = bool(res.get("success", False))
         act = self.last_action
+        if act and act[0] == "move_by" and not self.last_ok and "blocked" in res.get("reason", ""):
+            # the body bumped into something right ahead: remember it on the map
+            x, y, yaw = self.memory.agent_pose
+            ahead = [np.array([x, y]) + d * np.array([math.cos(yaw), math.sin(yaw)]) for d in (0.35, 0.25, 0.45)]
+            self.map.bump(ahead[0], [self.map.spec.to_cell(p) for p in ahead[1:]])
         if act and not self.last_ok and len(act) > 1 and act[0] in ("walk_to", "pick_up"):
             oid = act[1]
             self.failures[oid] = self.failures.get(oid, 0) + 1
@@ -57,7 +64,18 @@ class Agent:
 
     def act(self, obs: dict, info: dict):
         self.observe(obs, info)
-        a = self.decide()
+        # stuck: failures without the body getting anywhere (turns in place do not count)
+        xy = self.memory.agent_pose[:2]
+        if np.linalg.norm(xy - getattr(self, "stuck_at", xy + 1)) > 0.2 or \
+                (self.last_ok and self.last_action and self.last_action[0] not in ("turn_by", "turn_to")):
+            self.stuck_at, self.fail_streak = xy.copy(), 0
+        elif not self.last_ok:
+            self.fail_streak += 1
+        if self.fail_streak >= 3:       # shake loose with a random turn and step
+            a = ("turn_by", float(self.rng.choice([-120.0, -60.0, 60.0, 120.0]))) if self.fail_streak % 2 \
+                else ("move_by", 0.5)
+        else:
+            a = self.decide()
         self.last_action = a
         return a
 
@@ -93,13 +111,12 @@ class Agent:
             self.explored_at.append(xy.copy())
         if not any(np.linalg.norm(xy - p) < 1.5 for p in self.explored_at):
             return ("explore",)
-        return self.frontier_step() or ("explore",)
+        return self.frontier_step() or self.random_low_level()
 
     def frontier_step(self):
         m, spec = self.map, self.map.spec
-        blocked = m.blocked().copy()
         start = spec.to_cell(self.memory.agent_pose[:2])
-        blocked[start] = False
+        blocked = release_start(m.blocked(), m.obstacles(), start, m.radius, spec.resolution)
         free = m.seen_free & ~blocked
         unknown = ~m.seen_free & ~m.obstacles()
         pad = np.pad(unknown, 1)

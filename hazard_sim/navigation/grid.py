@@ -139,3 +139,19 @@ def simplify_path(spec: GridSpec, path: list[tuple[int, int]]) -> np.ndarray:
     turn = np.any(np.abs(np.diff(np.sign(np.round(d / spec.resolution)), axis=0)) > 0, axis=1)
     keep = np.concatenate([[True], turn, [True]])
     return pts[keep]
+
+
+def release_start(blocked: np.ndarray, obstacles: np.ndarray, start, radius_m: float,
+                  resolution: float) -> np.ndarray:
+    """A copy of ``blocked`` where the cells around ``start`` that are only in the inflated
+    margin (not within one cell of a real obstacle) are free: the robot already stands
+    there, so a path may lead out through them."""
+    out = blocked.copy()
+    i, j = start
+    r = int(np.ceil(radius_m / resolution)) + 1
+    h, w = blocked.shape
+    win = (slice(max(i - r, 0), min(i + r + 1, h)), slice(max(j - r, 0), min(j + r + 1, w)))
+    near_obstacle = inflate(obstacles[win], resolution, resolution)
+    out[win] &= near_obstacle
+    out[start] = False
+    return out

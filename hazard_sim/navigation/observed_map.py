@@ -54,7 +54,8 @@ class ObservedMap:
     def blocked(self) -> np.ndarray:
         """Obstacles grown by the agent radius (cached until new evidence)."""
         if self._blocked is None:
-            self._blocked = inflate(self.obstacles(), self.radius, self.spec.resolution)
+            # an obstacle cell already reaches half a cell past its centre
+            self._blocked = inflate(self.obstacles(), self.radius - self.spec.resolution / 2, self.spec.resolution)
         return self._blocked
 
     def occupancy(self) -> np.ndarray:

@@ -1,0 +1,280 @@
+"""``mcap_recorder``: record every topic of a run to an MCAP file (rosbag2's MCAP layout).
+
+rosbag2 is not on PyPI, so this small recorder writes what rosbag2's MCAP storage
+plugin writes: profile ``ros2``; one schema per type named ``pkg/msg/Type`` with
+encoding ``ros2msg`` and the full message definition (the type's ``.msg`` text,
+then each dependency after a ``====...`` line and ``MSG: pkg/Type``, depth first,
+as rosbag2 concatenates them); channels with message encoding ``cdr`` and the
+metadata ``offered_qos_profiles`` (YAML of the publishers' QoS) and
+``topic_type_hash``; messages are the exact serialized CDR bytes received
+(subscriptions with ``raw=True``: the bytes ``rclpy.serialization.serialize_message``
+gives). A ``rosbag2`` metadata record with an empty ``serialized_metadata`` tells
+rosbag2 to read the QoS profiles in their integer form (bag version 8).
+
+Topics are discovered every ``discovery_period`` seconds; each subscription asks
+for the QoS the publishers offer (reliable / transient local only when every
+publisher offers it, as rosbag2 does), so latched topics are recorded too.
+
+Run: ``mcap_recorder --ros-args -p output:=run.mcap [-p topics:="['/odom']"]
+[-p exclude:='.*image_raw'] [-p compression:=zstd|lz4|none]``.
+Read back: ``mcap.reader.make_reader`` + ``rclpy.serialization.deserialize_message``.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import sys
+from functools import partial
+from pathlib import Path
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+SEPARATOR = "=" * 80 + "\n"
+PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16",
+              "int32", "uint32", "int64", "uint64", "string", "wstring"}
+# a field's type at the start of a line: "pkg/Type[] name", "Type name", "uint8 CONST=1"
+_FIELD_TYPE = re.compile(r"(?:^|\n)\s*([a-zA-Z0-9_/]+)(?:\[[^\]]*\])?\s+")
+
+
+# ============================================================================ definitions
+def _share_dirs() -> list[Path]:
+    prefixes = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    prefixes.append(sys.prefix)
+    return [Path(p) / "share" for p in prefixes]
+
+
+def _split_type(type_name: str) -> tuple[str, str, str]:
+    """('pkg', 'msg', 'Type') of 'pkg/msg/Type' or 'pkg/Type'."""
+    parts = type_name.split("/")
+    if len(parts) == 2:
+        return parts[0], "msg", parts[1]
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    raise ValueError(f"not a ROS type name: {type_name!r}")
+
+
+def _msg_text(type_name: str) -> str | None:
+    pkg, ns, name = _split_type(type_name)
+    for share in _share_dirs():
+        f = share / pkg / ns / f"{name}.msg"
+        if f.is_file():
+            return f.read_text()
+    return None
+
+
+def _dependencies(text: str, package: str) -> list[str]:
+    deps = set()
+    for t in _FIELD_TYPE.findall(text):
+        if t in PRIMITIVES:
+            continue
+        deps.add(t if "/" in t else f"{package}/{t}")
+    return sorted(deps)
+
+
+def message_definition(type_name: str) -> str:
+    """The ``ros2msg`` schema text of a type, as rosbag2 concatenates it.
+
+    Raises ``LookupError`` when a ``.msg`` file (of the type or a dependency) is missing.
+    """
+    seen: set[str] = set()
+
+    def text_of(t: str, depth: int) -> str:
+        if depth > 50:
+            raise LookupError(f"definition of {type_name} nests too deep")
+        text = _msg_text(t)
+        if text is None:
+            raise LookupError(f"no .msg definition for {t} (looked in {', '.join(map(str, _share_dirs()))})")
+        out = text
+        for dep in _dependencies(text, _split_type(t)[0]):
+            if dep not in seen:
+                seen.add(dep)
+                out += "\n" + SEPARATOR + f"MSG: {dep}\n" + text_of(dep, depth + 1)
+        return out
+    return text_of(type_name, 0)
+
+
+def message_class(type_name: str):
+    """The Python class of 'pkg/msg/Type' (also action / service parts like
+    'pkg/action/Nav_FeedbackMessage')."""
+    pkg, ns, name = _split_type(type_name)
+    module = importlib.import_module(f"{pkg}.{ns}")
+    if hasattr(module, name):
+        return getattr(module, name)
+    base, _, part = name.rpartition("_")
+    owner = getattr(module, base, None)
+    if owner is not None:
+        for holder in (owner, getattr(owner, "Impl", None)):
+            if holder is not None and hasattr(holder, part):
+                return getattr(holder, part)
+    raise LookupError(f"no Python class for {type_name}")
+
+
+def _duration_yaml(d, indent: str) -> str:
+    ns = int(getattr(d, "nanoseconds", 0))
+    return f"\n{indent}  sec: {ns // 1_000_000_000}\n{indent}  nsec: {ns % 1_000_000_000}"
+
+
+def qos_profiles_yaml(profiles) -> str:
+    """rosbag2's ``offered_qos_profiles`` YAML (integer policies, bag version 8)."""
+    if not profiles:
+        return ""
+    out = []
+    for q in profiles:
+        out.append(
+            f"- history: {int(q.history)}\n  depth: {int(q.depth)}\n  reliability: {int(q.reliability)}\n"
+            f"  durability: {int(q.durability)}\n  deadline:{_duration_yaml(q.deadline, '  ')}\n"
+            f"  lifespan:{_duration_yaml(q.lifespan, '  ')}\n  liveliness: {int(q.liveliness)}\n"
+            f"  liveliness_lease_duration:{_duration_yaml(q.liveliness_lease_duration, '  ')}\n"
+            f"  avoid_ros_namespace_conventions: {str(bool(q.avoid_ros_namespace_conventions)).lower()}")
+    return "\n".join(out) + "\n"
+
+
+def request_qos(profiles) -> QoSProfile:
+    """rosbag2's adaptation: reliable / transient local only if every publisher offers it."""
+    qos = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST)
+    everyone = bool(profiles)
+    qos.reliability = (ReliabilityPolicy.RELIABLE if everyone and all(
+        p.reliability == ReliabilityPolicy.RELIABLE for p in profiles) else ReliabilityPolicy.BEST_EFFORT)
+    qos.durability = (DurabilityPolicy.TRANSIENT_LOCAL if everyone and all(
+        p.durability == DurabilityPolicy.TRANSIENT_LOCAL for p in profiles) else DurabilityPolicy.VOLATILE)
+    return qos
+
+
+def _hidden(topic: str) -> bool:
+    return any(part.startswith("_") for part in topic.split("/"))
+
+
+# ============================================================================ node
+class Recorder(Node):
+    """See the module docstring. Call :meth:`close` (``main`` does) to finish the file."""
+
+    def __init__(self, node_name: str = "mcap_recorder", **kwargs):
+        super().__init__(node_name, **kwargs)
+
+        def param(name, default, doc):
+            return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
+        output = str(param("output", "", "MCAP file to write (.mcap added if missing)"))
+        topics = list(param("topics", [""], "topics to record (empty: all)"))
+        exclude = str(param("exclude", "", "regular expression of topics not to record"))
+        period = float(param("discovery_period", 1.0, "seconds between topic discoveries"))
+        compression = str(param("compression", "zstd", "chunk compression: zstd | lz4 | none"))
+        self.include_hidden = bool(param("include_hidden", False, "also record hidden topics (/_action/...)"))
+        if not output:
+            raise ValueError("parameter 'output' is empty: give the MCAP file to write (-p output:=run.mcap)")
+        from mcap.well_known import Profile
+        from mcap.writer import CompressionType, Writer
+        kinds = {"zstd": CompressionType.ZSTD, "lz4": CompressionType.LZ4, "none": CompressionType.NONE}
+        if compression not in kinds:
+            raise ValueError(f"parameter 'compression' must be one of {sorted(kinds)}, got {compression!r}")
+        try:
+            self.exclude = re.compile(exclude) if exclude else None
+        except re.error as exc:
+            raise ValueError(f"parameter 'exclude' is not a regular expression: {exc}") from None
+        self.only = {t if t.startswith("/") else "/" + t for t in topics if t}
+        path = Path(output).expanduser()
+        self.path = path if path.suffix == ".mcap" else path.with_name(path.name + ".mcap")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._file = open(self.path, "wb")
+        self.writer = Writer(self._file, compression=kinds[compression])
+        self.writer.start(profile=Profile.ROS2, library="hazard_stack mcap_recorder")
+        self.writer.add_metadata("rosbag2", {"serialized_metadata": "", "ROS_DISTRO": os.environ.get("ROS_DISTRO", "kilted")})
+        self.schemas: dict[str, int] = {}
+        self.channels: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
+        self.skipped: set[str] = set()
+        self.closed = False
+        self.discover()
+        self.create_timer(period, self.discover)
+        self.get_logger().info(f"recording to {self.path}")
+
+    def _wanted(self, topic: str) -> bool:
+        if self.only and topic not in self.only:
+            return False
+        if not self.include_hidden and _hidden(topic):
+            return False
+        if topic.endswith("/_service_event"):
+            return False
+        return not (self.exclude and self.exclude.fullmatch(topic))
+
+    def discover(self) -> None:
+        """Subscribe to every new topic that has a publisher."""
+        if self.closed:
+            return
+        for topic, types in self.get_topic_names_and_types():
+            if topic in self.channels or topic in self.skipped or not self._wanted(topic):
+                continue
+            pubs = self.get_publishers_info_by_topic(topic)
+            if not pubs:
+                continue                     # only subscribers so far: wait for a publisher
+            type_name = types[0]
+            try:
+                cls = message_class(type_name)
+                if type_name not in self.schemas:
+                    self.schemas[type_name] = self.writer.register_schema(
+                        type_name, "ros2msg", message_definition(type_name).encode())
+            except (ImportError, LookupError, ValueError) as exc:
+                self.get_logger().warning(f"not recording {topic}: {exc}")
+                self.skipped.add(topic)
+                continue
+            profiles = [p.qos_profile for p in pubs]
+            type_hash = str(getattr(pubs[0], "topic_type_hash", "") or "")
+            meta = {"offered_qos_profiles": qos_profiles_yaml(profiles)}
+            if type_hash.startswith("RIHS"):
+                meta["topic_type_hash"] = type_hash
+            channel = self.writer.register_channel(topic, "cdr", self.schemas[type_name], meta)
+            self.channels[topic] = channel
+            self.counts[topic] = 0
+            self.create_subscription(cls, topic, partial(self._on_message, topic, channel),
+                                     request_qos(profiles), raw=True)
+            self.get_logger().debug(f"recording {topic} ({type_name})")
+
+    def _on_message(self, topic: str, channel: int, data: bytes, info) -> None:
+        """Write one message: log time = receive time (node clock), publish time = send time."""
+        if self.closed:
+            return
+        now = self.get_clock().now().nanoseconds
+        sent = int(info.get("source_timestamp") or 0) or now
+        self.writer.add_message(channel, log_time=now, data=bytes(data), publish_time=sent,
+                                sequence=self.counts[topic])
+        self.counts[topic] += 1
+
+    def close(self) -> None:
+        """Finish the MCAP file (summary, indexes); further messages are ignored."""
+        if self.closed:
+            return
+        self.closed = True
+        self.writer.finish()
+        self._file.close()
+        total = sum(self.counts.values())
+        self.get_logger().info(f"recorded {total} messages on {len(self.counts)} topics to {self.path}")
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = Recorder()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        executor.spin()
+    except ValueError as exc:
+        print(f"[mcap_recorder] error: {exc}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.close()
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

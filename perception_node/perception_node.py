@@ -1,0 +1,435 @@
+"""``perception_node``: 2-D detection and 3-D placement of objects (thin ROS 2 node).
+
+Subscribes (relative names, see docs/ros_contract.md): ``camera/color/image_raw``,
+``camera/depth/image_raw``, ``camera/color/camera_info`` and, for the ground-truth
+detector, ``camera/segmentation/image_raw`` + ``camera/segmentation/label_info``;
+``task``; ``/tf``, ``/tf_static`` and ``odom``; ``perception/set_classes`` (std_msgs/String, a JSON
+list of class names).
+
+Publishes ``detections`` (vision_msgs/Detection2DArray, header = image header,
+``results[0].hypothesis.class_id`` = label, ``id`` = instance id for ground truth),
+``detections_3d`` (vision_msgs/Detection3DArray in the map frame, stamp = image stamp)
+and ``perception/classes`` (transient local, JSON ``{"classes": [...] | null, "detector",
+"source", "unknown", "error"}``).
+
+Images of one frame are grouped by exact stamp; the camera pose is looked up in TF at
+that stamp (waiting up to ``tf_timeout`` s of wall time for it, then using the latest).
+
+Parameters: ``detector`` (groundtruth | yolo | yolo_world), ``weights`` (ultralytics .pt),
+``classes`` (string list; empty: from the ``task`` topic, its target categories plus
+``cart`` when it has containers), ``confidence``, ``wait_for_task`` (without classes and
+without a task, detect nothing (true) or every class (false)), ``map_frame``, ``tf_timeout``,
+``min_pixels``, ``device``, ``imgsz``, ``lockstep`` (true: sensor subscriptions reliable and
+transient local, so a late start still gets the current frame) or ``sensor_qos`` explicitly,
+``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
+starts after a lock-step frame would otherwise miss that frame's pose).
+
+Algorithms live in :mod:`perception_node.detectors` and :mod:`perception_node.projection`.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.clock import Clock, ClockType
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
+                       qos_profile_sensor_data)
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import CameraInfo, Image
+from std_msgs.msg import Header, String
+from tf2_msgs.msg import TFMessage
+from vision_msgs.msg import (Detection2D, Detection2DArray, Detection3D, Detection3DArray, LabelInfo,
+                             ObjectHypothesisWithPose)
+
+from hazard_ros import conversions as conv
+from hazard_ros.tf_math import TfBuffer
+from perception_node.detectors import Detection, DetectorError, make_detector
+from perception_node.projection import StampSync, TfWaitQueue, backproject_detection
+
+#: (relative topic, type) of everything this node publishes (RViz-config test uses it)
+PUBLISHED_TOPICS = [
+    ("detections", "vision_msgs/msg/Detection2DArray"),
+    ("detections_3d", "vision_msgs/msg/Detection3DArray"),
+    ("perception/classes", "std_msgs/msg/String"),
+]
+SUBSCRIBED_TOPICS = [
+    ("camera/color/image_raw", "sensor_msgs/msg/Image"),
+    ("camera/depth/image_raw", "sensor_msgs/msg/Image"),
+    ("camera/color/camera_info", "sensor_msgs/msg/CameraInfo"),
+    ("camera/segmentation/image_raw", "sensor_msgs/msg/Image"),
+    ("camera/segmentation/label_info", "vision_msgs/msg/LabelInfo"),
+    ("task", "std_msgs/msg/String"),
+    ("perception/set_classes", "std_msgs/msg/String"),
+    ("/tf", "tf2_msgs/msg/TFMessage"),
+    ("/tf_static", "tf2_msgs/msg/TFMessage"),
+    ("odom", "nav_msgs/msg/Odometry"),
+]
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+
+
+def as_bool(name: str, value) -> bool:
+    """A bool parameter that may arrive as text ("true" / "false") from a launcher."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
+        return value.strip().lower() in ("true", "1", "yes")
+    if isinstance(value, int):
+        return bool(value)
+    raise ValueError(f"parameter {name} must be true or false, got {value!r}")
+
+
+SENSOR_QOS_KINDS = ("best_effort", "reliable", "transient_local")
+
+
+def declare_sensor_qos(node: Node) -> tuple[str, QoSProfile]:
+    """Parameters ``lockstep`` (bool) and ``sensor_qos`` ('' = transient_local in lock-step,
+    else best_effort); returns the chosen kind and the subscriber QoS of sensor topics."""
+    lockstep = as_bool("lockstep", node.declare_parameter(
+        "lockstep", False, ParameterDescriptor(
+            description="simulator in lock-step: sensor topics reliable + transient local",
+            dynamic_typing=True)).value)
+    kind = str(node.declare_parameter("sensor_qos", "", ParameterDescriptor(
+        description="sensor subscriptions: " + " | ".join(SENSOR_QOS_KINDS) +
+                    " ('' = transient_local with lockstep, else best_effort)")).value)
+    kind = kind or ("transient_local" if lockstep else "best_effort")
+    return kind, sensor_qos(kind)
+
+
+def sensor_qos(kind: str) -> QoSProfile:
+    """Subscriber QoS of sensor topics. ``best_effort`` (free-run; also receives from
+    reliable publishers); ``reliable`` (nothing lost); ``transient_local`` (reliable, and a
+    node that starts late still gets the sim's current lock-step frame; needs a transient
+    local publisher, as sim_node has in lock-step)."""
+    if kind == "best_effort":
+        return qos_profile_sensor_data
+    if kind == "reliable":
+        return QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+    if kind == "transient_local":
+        return QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+    raise ValueError(f"parameter sensor_qos must be one of {', '.join(SENSOR_QOS_KINDS)}, got {kind!r}")
+
+
+def add_odometry_to_tf(tf: TfBuffer, msg: Odometry) -> None:
+    """Odometry carries the odom -> base_link transform of its stamp: add it to the buffer
+    (covers frames whose /tf a late-starting node missed; /tf itself is volatile)."""
+    if not msg.header.frame_id or not msg.child_frame_id:
+        return
+    tf.set_transform(conv.from_ros_pose(msg.pose.pose), msg.header.frame_id, msg.child_frame_id,
+                     conv.time_to_ns(msg.header.stamp))
+
+
+def depth_image(msg: Image) -> np.ndarray:
+    """Depth in metres (float32) of a 32FC1 (m) or 16UC1 (mm, 0 = none) image."""
+    img = conv.from_ros_image(msg)
+    if msg.encoding in ("16UC1", "mono16"):
+        d = img.astype(np.float32) / 1000.0
+        d[img == 0] = np.nan
+        return d
+    if msg.encoding not in ("32FC1", "64FC1"):
+        raise ValueError(f"depth image encoding {msg.encoding!r} is not 32FC1 (m) or 16UC1 (mm)")
+    return img.astype(np.float32, copy=False)
+
+
+def classes_from_task(task: dict) -> list[str]:
+    """Target categories of the task, plus ``cart`` when it names containers."""
+    out = [t["category"] for t in task.get("targets", []) if t.get("category")]
+    if task.get("containers"):
+        out.append("cart")
+    return list(dict.fromkeys(out))
+
+
+def parse_class_list(text: str) -> list[str]:
+    """``perception/set_classes`` payload: a JSON list of names (or {"classes": [...]})."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc}); expected a list of class names like [\"backpack\"]") from None
+    if isinstance(data, dict):
+        data = data.get("classes")
+    if not isinstance(data, list) or not all(isinstance(c, str) for c in data):
+        raise ValueError(f"expected a JSON list of class names, got {text[:80]!r}")
+    return data
+
+
+def to_detection2d(det: Detection, header: Header) -> Detection2D:
+    d = Detection2D(header=header)
+    d.id = "" if det.instance_id is None else str(det.instance_id)
+    d.bbox.center.position.x, d.bbox.center.position.y = float(det.cx), float(det.cy)
+    d.bbox.size_x, d.bbox.size_y = float(det.w), float(det.h)
+    hyp = ObjectHypothesisWithPose()
+    hyp.hypothesis.class_id, hyp.hypothesis.score = det.label, float(det.score)
+    d.results.append(hyp)
+    return d
+
+
+def to_detection3d(det: Detection, proj, header: Header) -> Detection3D:
+    d = Detection3D(header=header)
+    d.id = "" if det.instance_id is None else str(det.instance_id)
+    hyp = ObjectHypothesisWithPose()
+    hyp.hypothesis.class_id, hyp.hypothesis.score = det.label, float(det.score)
+    p = hyp.pose.pose.position
+    p.x, p.y, p.z = (float(v) for v in proj.center)
+    hyp.pose.pose.orientation.w = 1.0
+    d.results.append(hyp)
+    c = d.bbox.center.position
+    c.x, c.y, c.z = (float(v) for v in proj.center)
+    d.bbox.center.orientation.w = 1.0
+    d.bbox.size.x, d.bbox.size.y, d.bbox.size.z = (float(v) for v in proj.size)
+    return d
+
+
+class PerceptionNode(Node):
+    """See the module docstring. Raises :class:`DetectorError` / ``ValueError`` from the
+    constructor on bad parameters (``main`` turns that into one logged error)."""
+
+    def __init__(self, **kwargs):
+        super().__init__("perception_node", **kwargs)
+        try:
+            self._setup()
+        except Exception:
+            self.destroy_node()
+            raise
+
+    # ------------------------------------------------------------------ set-up
+    def _declare(self, name, default, doc):
+        return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
+
+    def _setup(self) -> None:
+        self.detector_name = str(self._declare("detector", "groundtruth", "groundtruth | yolo | yolo_world"))
+        weights = str(self._declare("weights", "", "ultralytics .pt file (yolo, yolo_world)"))
+        self.declare_parameter("classes", Parameter.Type.STRING_ARRAY,
+                               ParameterDescriptor(description="class names; unset/empty: from the task topic"))
+        classes = self.get_parameter_or("classes", Parameter("classes", value=None)).value
+        confidence = float(self._declare("confidence", 0.25, "minimum detection score"))
+        self.wait_for_task = bool(self._declare("wait_for_task", True,
+                                                "without classes: wait for the task (true) or detect all (false)"))
+        qos_kind, cam_qos = declare_sensor_qos(self)
+        self.map_frame = str(self._declare("map_frame", "map", "frame of detections_3d"))
+        self.tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at an image stamp"))
+        min_pixels = int(self._declare("min_pixels", 3, "groundtruth: smallest instance in pixels"))
+        device = str(self._declare("device", "", "yolo: torch device ('' = auto)"))
+        imgsz = int(self._declare("imgsz", 640, "yolo: inference size"))
+        self.use_odom_tf = bool(self._declare("use_odom_tf", True, "also take odom -> base_link from odom"))
+
+        extra = ({"min_pixels": min_pixels} if self.detector_name.lower() in ("groundtruth", "ground_truth", "gt")
+                 else {"device": device or None, "imgsz": imgsz})
+        # classes are applied after construction so a text-encoder failure is reported as such
+        self.detector = make_detector(self.detector_name, weights=weights or None, classes=None,
+                                      confidence=confidence, **extra)
+        self.classes_source = "none"
+        self.class_error: str | None = None
+        self.unknown_classes: list[str] = []
+        self.fatal: str | None = None
+        self.labels: dict[int, str] = {}
+        self.task: dict | None = None
+
+        self.pub_2d = self.create_publisher(Detection2DArray, "detections", RELIABLE)
+        self.pub_3d = self.create_publisher(Detection3DArray, "detections_3d", RELIABLE)
+        self.pub_classes = self.create_publisher(String, "perception/classes", LATCHED)
+
+        if classes:
+            self._apply_classes(list(classes), "parameter", fatal=True)     # raises on failure
+        elif not self.wait_for_task:
+            self.detector.set_classes(None)
+            self.classes_source = "all"
+        self._publish_classes()
+
+        keys = {"depth", "info"}
+        if self.detector.needs_rgb:
+            keys.add("rgb")
+        if self.detector.needs_segmentation:
+            keys.add("seg")
+        self.sync = StampSync(keys, max_pending=10)
+        self.tf = TfBuffer()
+        self.tf_queue = TfWaitQueue(self.tf_timeout, max_len=10)
+        self.stats = {"frames": 0, "detections": 0, "detections_3d": 0, "no_tf": 0, "detect_s": 0.0,
+                      "project_s": 0.0}
+
+        topics = {"rgb": ("camera/color/image_raw", Image), "depth": ("camera/depth/image_raw", Image),
+                  "info": ("camera/color/camera_info", CameraInfo),
+                  "seg": ("camera/segmentation/image_raw", Image)}
+        for key in sorted(keys):
+            topic, cls = topics[key]
+            self.create_subscription(cls, topic, lambda m, k=key: self._on_camera(k, m), cam_qos)
+        if self.detector.needs_segmentation:
+            self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, LATCHED)
+        self.create_subscription(String, "task", self._on_task, LATCHED)
+        self.create_subscription(String, "perception/set_classes", self._on_set_classes, RELIABLE)
+        self.create_subscription(TFMessage, "/tf", lambda m: self._on_tf(m, False), TF_QOS)
+        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), LATCHED)
+        if self.use_odom_tf:
+            self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
+        self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self.get_logger().info(
+            f"detector {self.detector.name}, classes {self.detector.classes if self.classes_source != 'none' else 'from task'}, "
+            f"camera topics {qos_kind}")
+
+    # ------------------------------------------------------------------ classes
+    def _apply_classes(self, classes, source: str, fatal: bool = False) -> bool:
+        try:
+            self.unknown_classes = self.detector.set_classes(classes)
+        except DetectorError as exc:
+            self.class_error = str(exc)
+            if fatal:
+                raise
+            self.get_logger().error(f"cannot set classes {classes} ({source}): {exc}")
+            return False
+        self.classes_source, self.class_error = source, None
+        if self.unknown_classes:
+            self.get_logger().warning(f"the {self.detector.name} model cannot detect {self.unknown_classes}")
+        return True
+
+    def _publish_classes(self) -> None:
+        self.pub_classes.publish(String(data=json.dumps({
+            "classes": self.detector.classes if self.classes_source != "none" else None,
+            "detector": self.detector.name, "source": self.classes_source,
+            "unknown": self.unknown_classes, "error": self.class_error})))
+
+    def _on_task(self, msg: String) -> None:
+        try:
+            self.task = conv.from_ros_json(msg)
+        except ValueError as exc:
+            self.get_logger().error(f"bad task message: {exc}")
+            return
+        if self.classes_source in ("none", "task"):
+            classes = classes_from_task(self.task)
+            ok = self._apply_classes(classes, "task")
+            if not ok and self.classes_source == "none":
+                self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
+                self.get_logger().error(self.fatal)
+            self._publish_classes()
+
+    def _on_set_classes(self, msg: String) -> None:
+        try:
+            classes = parse_class_list(msg.data)
+        except ValueError as exc:
+            self.class_error = f"perception/set_classes: {exc}"
+            self.get_logger().error(self.class_error)
+        else:
+            if self._apply_classes(classes, "set_classes"):
+                self.get_logger().info(f"classes set to {self.detector.classes}")
+        self._publish_classes()
+
+    def _on_labels(self, msg: LabelInfo) -> None:
+        self.labels = conv.from_ros_label_info(msg)
+
+    # ------------------------------------------------------------------ frames
+    def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        try:
+            self.tf.add_message(msg, static=static)
+        except ValueError as exc:
+            self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
+        self._flush()
+
+    def _on_odom(self, msg: Odometry) -> None:
+        try:
+            add_odometry_to_tf(self.tf, msg)
+        except ValueError as exc:
+            self.get_logger().warning(f"odometry not usable as TF: {exc}", throttle_duration_sec=5.0)
+        self._flush()
+
+    def _on_camera(self, key: str, msg) -> None:
+        group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
+        if group is not None:
+            self._process(group)
+
+    def _process(self, group: dict) -> None:
+        image_msg = group.get("rgb") or group.get("seg") or group["depth"]
+        header = image_msg.header
+        stamp_ns = conv.time_to_ns(header.stamp)
+        self.stats["frames"] += 1
+        dets: list[Detection] = []
+        if self.classes_source != "none":
+            try:
+                t0 = time.perf_counter()
+                rgb = conv.from_ros_image(group["rgb"]) if "rgb" in group else None
+                extra = {}
+                if "seg" in group:
+                    extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
+                dets = self.detector.detect(rgb, extra)
+                self.stats["detect_s"] += time.perf_counter() - t0
+            except (DetectorError, ValueError) as exc:
+                self.get_logger().error(f"detection failed: {exc}", throttle_duration_sec=5.0)
+                dets = []
+        else:
+            self.get_logger().info("no classes yet (waiting for the task topic); publishing empty "
+                                   "detections", throttle_duration_sec=10.0)
+        self.stats["detections"] += len(dets)
+        self.pub_2d.publish(Detection2DArray(header=header, detections=[to_detection2d(d, header) for d in dets]))
+        payload = {"header": header, "dets": dets, "depth": group["depth"], "info": group["info"],
+                   "frame": group["depth"].header.frame_id or header.frame_id}
+        self.tf_queue.push(stamp_ns, payload, time.monotonic())
+        self._flush()
+
+    def _flush(self) -> None:
+        for stamp_ns, job, T, note in self.tf_queue.pop_ready(
+                lambda s, job: self.tf.lookup(self.map_frame, job["frame"], s), time.monotonic()):
+            self._publish_3d(stamp_ns, job, T, note)
+
+    def _publish_3d(self, stamp_ns: int, job: dict, T, note: str) -> None:
+        header = Header(stamp=job["header"].stamp, frame_id=self.map_frame)
+        out = Detection3DArray(header=header)
+        if T is None:
+            self.stats["no_tf"] += 1
+            self.get_logger().warning(f"no transform {self.map_frame} <- {job['frame']} for the frame at "
+                                      f"{stamp_ns * 1e-9:.3f} s ({note}); detections_3d empty",
+                                      throttle_duration_sec=5.0)
+        elif job["dets"]:
+            if note == "latest":
+                self.get_logger().warning("TF at the image stamp did not come; using the latest",
+                                          throttle_duration_sec=5.0)
+            t0 = time.perf_counter()
+            try:
+                depth = depth_image(job["depth"])
+                K = conv.from_ros_camera_info(job["info"])
+            except ValueError as exc:
+                self.get_logger().error(f"cannot use the depth image: {exc}", throttle_duration_sec=5.0)
+                depth = None
+            if depth is not None:
+                for det in job["dets"]:
+                    proj = backproject_detection(det, depth, K, T)
+                    if proj is not None:
+                        out.detections.append(to_detection3d(det, proj, header))
+            self.stats["project_s"] += time.perf_counter() - t0
+        self.stats["detections_3d"] += len(out.detections)
+        self.pub_3d.publish(out)
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    logger = rclpy.logging.get_logger("perception_node")
+    node = None
+    code = 0
+    try:
+        node = PerceptionNode()
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        while rclpy.ok() and node.fatal is None:
+            executor.spin_once(timeout_sec=0.1)
+        code = 1 if node.fatal else 0
+    except (DetectorError, ValueError) as exc:
+        logger.error(f"cannot start: {exc}")
+        code = 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,495 @@
+"""``decision_node``: runs a ``hazard_sim`` agent (random / rule / greedy / mcts / mcts_value)
+on observations assembled from ROS topics, and executes its HAZARD actions over ROS.
+
+Inputs: ``camera/color/image_raw``, ``camera/depth/image_raw``,
+``camera/segmentation/image_raw``, ``camera/color/camera_info``, ``thermal/image_raw``
+(fire) or ``water_level/image_raw`` (flood), ``camera/segmentation/label_info``, ``/tf``
+and ``/tf_static`` (camera and base poses), ``task``, ``episode/status``,
+``episode/metrics`` (the run ends when it arrives) and ``map`` (only its stamp: in
+lock-step the node decides once the map of the current frame is there).
+
+Actions:
+  walk_to(id)     NavigateToPose to a free spot near the object's last known position (the
+                  agent's memory), facing it; the body stops within 0.5 m of it; fails after
+                  100 frames of sim time (HAZARD's walk_to limit) or when navigation fails
+  move_by(m)      NavigateToPose straight ahead, same heading
+  turn_by(deg), turn_to(id)   NavigateToPose in place, new heading
+  explore         12 in-place turns of 30 degrees, an observation after each
+  pick_up, drop   the ``pick_up`` / ``drop`` Trigger services of sim_node
+  stop            ends the run
+Each action's success and reason go back to the agent as ``action_result``.  In
+lock-step an action that used no frame (a failed plan, a turn of 0) costs one
+``sim/step``, as every action costs at least a frame in ``HazardEnv``.
+
+Parameters: agent (greedy), seed (0), agent_options (JSON object of agent keyword
+arguments, e.g. '{"simulations": 500}'), lockstep (false), global_frame (map),
+robot_base_frame (base_link), walk_to_frames (100), observe_every (10 frames),
+max_actions (2000), wait_timeout (30 s wall: inputs / a navigation goal),
+navigate_action (navigate_to_pose), settle_time (0.02 s wall: lock-step, quiet time after an
+action before the frame is taken).
+"""
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+
+import numpy as np
+import rclpy
+from nav_msgs.msg import OccupancyGrid, Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from sensor_msgs.msg import CameraInfo, Image
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from vision_msgs.msg import LabelInfo
+
+from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_ros_label_info, planar_matrix,
+                                    quaternion_to_yaw, time_to_ns)
+from hazard_ros.tf_math import TfBuffer
+from hazard_sim.agents import AGENTS, make_agent
+from hazard_sim.navigation.grid import GridSpec
+from planner_node.commander import Navigator, TaskResult, pose_stamped
+from planner_node.navigation import approach_pose
+from planner_node.observation import (HAZARD_CHANNEL, HAZARD_TOPIC, ObservationAssembler, action_result,
+                                      build_info, explore_goals, face_goal, move_goal, object_position,
+                                      parse_status, parse_task, select_observations, turn_goal,
+                                      walk_stand_off)
+
+#: topics this node publishes (relative names, ROS type)
+PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String")]
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+REACH = 2.5               # HumanoidSpec.reach
+
+
+class EpisodeOver(Exception):
+    pass
+
+
+class DecisionNode(Node):
+    """See the module docstring."""
+
+    def __init__(self, node_name: str = "decision_node", **kwargs):
+        super().__init__(node_name, **kwargs)
+        p = self.declare_parameter
+        self.agent_name = str(p("agent", "greedy").value)
+        self.seed = int(p("seed", 0).value)
+        opts = str(p("agent_options", "").value).strip()
+        self.lockstep = bool(p("lockstep", False).value)
+        self.global_frame = str(p("global_frame", "map").value)
+        self.base_frame = str(p("robot_base_frame", "base_link").value)
+        self.walk_to_frames = int(p("walk_to_frames", 100).value)
+        self.observe_every = int(p("observe_every", 10).value)
+        self.max_actions = int(p("max_actions", 2000).value)
+        self.wait_timeout = float(p("wait_timeout", 30.0).value)
+        self.frame_dt = float(p("frame_dt", 0.1).value)
+        self.settle_time = float(p("settle_time", 0.02).value)
+        action_name = str(p("navigate_action", "navigate_to_pose").value)
+        if self.agent_name not in AGENTS:
+            raise ValueError(f"unknown agent {self.agent_name!r}; known: {', '.join(sorted(AGENTS))}")
+        try:
+            self.agent_options = json.loads(opts) if opts else {}
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"agent_options is not JSON: {exc}") from None
+        if not isinstance(self.agent_options, dict):
+            raise ValueError(f"agent_options must be a JSON object, got {opts!r}")
+
+        self._cv = threading.Condition()
+        self.tf = TfBuffer(history=200)
+        self.task: dict | None = None
+        self.labels: dict[int, str] | None = None
+        self.status: dict | None = None
+        self.metrics: dict | None = None
+        self.map_stamp_ns = -1
+        self.assembler: ObservationAssembler | None = None
+        self._early_images: list = []
+        self.collected: list[dict] = []          # observations since the last decision
+        self.latest: dict | None = None
+
+        subs = MutuallyExclusiveCallbackGroup()
+        img_qos = LOCKSTEP_SENSOR if self.lockstep else qos_profile_sensor_data
+        for topic, kind in (("camera/color/image_raw", "rgb"), ("camera/depth/image_raw", "depth"),
+                            ("camera/segmentation/image_raw", "seg"), ("thermal/image_raw", "temperature"),
+                            ("water_level/image_raw", "water_level")):
+            self.create_subscription(Image, topic, lambda m, k=kind: self._on_image(k, m), img_qos,
+                                     callback_group=subs)
+        self.create_subscription(CameraInfo, "camera/color/camera_info", self._on_camera_info, img_qos,
+                                 callback_group=subs)
+        self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, LATCHED,
+                                 callback_group=subs)
+        self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=subs)
+        # odom carries odom -> base_link too, and is latched in lock-step (/tf is not)
+        self.create_subscription(Odometry, "odom", self._on_odom, img_qos, callback_group=subs)
+        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),
+                                 QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
+                                            durability=DurabilityPolicy.TRANSIENT_LOCAL), callback_group=subs)
+        self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=subs)
+        self.create_subscription(String, "episode/status", self._on_status, LATCHED, callback_group=subs)
+        self.create_subscription(String, "episode/metrics", self._on_metrics, LATCHED, callback_group=subs)
+        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=subs)
+        clients = ReentrantCallbackGroup()
+        self.pick_client = self.create_client(Trigger, "pick_up", callback_group=clients)
+        self.drop_client = self.create_client(Trigger, "drop", callback_group=clients)
+        self.step_client = self.create_client(Trigger, "sim/step", callback_group=clients) if self.lockstep else None
+        self.action_pub = self.create_publisher(String, "decision/action", 10)
+        self.navigator = Navigator(self, action_name)
+
+    # ------------------------------------------------------------ inputs
+    def _on_image(self, kind: str, msg: Image) -> None:
+        try:
+            arr = from_ros_image(msg)
+        except ValueError as exc:
+            self.get_logger().error(f"{kind} image: {exc}", throttle_duration_sec=10.0)
+            return
+        stamp = time_to_ns(msg.header.stamp)
+        with self._cv:
+            if self.assembler is None:               # task not known yet: keep a few frames
+                self._early_images.append((kind, stamp, arr, msg.header.frame_id))
+                del self._early_images[:-40]
+                return
+            self._add_image(kind, stamp, arr, msg.header.frame_id)
+            self._assemble()
+
+    def _add_image(self, kind, stamp, arr, frame_id) -> None:
+        if kind in ("temperature", "water_level"):
+            if kind != HAZARD_CHANNEL[self.task["hazard"]]:
+                return
+            kind = "hazard"
+        self.assembler.add(kind, stamp, arr, frame_id)
+
+    def _on_camera_info(self, msg: CameraInfo) -> None:
+        try:
+            K = from_ros_camera_info(msg)
+        except ValueError as exc:
+            self.get_logger().error(f"camera_info: {exc}", throttle_duration_sec=10.0)
+            return
+        with self._cv:
+            self._K = K
+            if self.assembler is not None:
+                self.assembler.set_camera_info(K)
+                self._assemble()
+
+    def _on_labels(self, msg: LabelInfo) -> None:
+        with self._cv:
+            self.labels = from_ros_label_info(msg)
+            self._cv.notify_all()
+
+    def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
+        with self._cv:
+            try:
+                self.tf.add_message(msg, static=static)
+            except ValueError as exc:
+                self.get_logger().error(f"tf: {exc}", throttle_duration_sec=10.0)
+            if self.assembler is not None:
+                self._assemble()
+
+    def _on_odom(self, msg: Odometry) -> None:
+        p = msg.pose.pose
+        T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
+        with self._cv:
+            try:
+                self.tf.set_transform(T, msg.header.frame_id or "odom", msg.child_frame_id or self.base_frame,
+                                      time_to_ns(msg.header.stamp))
+            except ValueError as exc:
+                self.get_logger().error(f"odom: {exc}", throttle_duration_sec=10.0)
+                return
+            if self.assembler is not None:
+                self._assemble()
+
+    def _json(self, msg: String, what: str):
+        try:
+            return json.loads(msg.data)
+        except json.JSONDecodeError as exc:
+            self.get_logger().error(f"{what} is not JSON: {exc}")
+            return None
+
+    def _on_task(self, msg: String) -> None:
+        data = self._json(msg, "task")
+        if data is None:
+            return
+        try:
+            task = parse_task(data)
+        except ValueError as exc:
+            self.get_logger().error(str(exc))
+            return
+        with self._cv:
+            self.task = task
+            self.frame_dt = float(task.get("frame_dt", self.frame_dt))
+            self.assembler = ObservationAssembler(HAZARD_CHANNEL[task["hazard"]], self.frame_dt)
+            if getattr(self, "_K", None) is not None:
+                self.assembler.set_camera_info(self._K)
+            for item in self._early_images:
+                self._add_image(*item)
+            self._early_images = []
+            self._assemble()
+            self._cv.notify_all()
+
+    def _on_status(self, msg: String) -> None:
+        data = self._json(msg, "episode/status")
+        if data is None:
+            return
+        with self._cv:
+            try:
+                self.status = parse_status(data)
+            except (ValueError, TypeError) as exc:
+                self.get_logger().error(f"episode/status: {exc}")
+            self._cv.notify_all()
+
+    def _on_metrics(self, msg: String) -> None:
+        data = self._json(msg, "episode/metrics")
+        with self._cv:
+            self.metrics = data if isinstance(data, dict) else {"raw": msg.data}
+            self._cv.notify_all()
+
+    def _on_map(self, msg: OccupancyGrid) -> None:
+        with self._cv:
+            self.map_stamp_ns = time_to_ns(msg.header.stamp)
+            self._cv.notify_all()
+
+    def _assemble(self) -> None:
+        """Turn complete frames into observations (called with the lock held)."""
+        held = self.status["held"] if self.status else -1
+        new = self.assembler.pop_complete(self.tf, held, self.global_frame, self.base_frame)
+        if new:
+            self.collected.extend(new)
+            del self.collected[:-400]
+            self.latest = new[-1]
+            self._cv.notify_all()
+
+    # ------------------------------------------------------------ waiting
+    def _wait(self, predicate, timeout: float | None = None) -> bool:
+        end = time.monotonic() + (self.wait_timeout if timeout is None else timeout)
+        with self._cv:
+            while not predicate():
+                if self.metrics is not None:
+                    raise EpisodeOver()
+                left = end - time.monotonic()
+                if left <= 0 or not rclpy.ok(context=self.context):
+                    return predicate()
+                self._cv.wait(min(left, 0.2))
+            return True
+
+    def _frame_ready(self, min_frame: int) -> bool:
+        """An observation of ``min_frame`` or later is there; in lock-step also the status
+        and the map of exactly its frame."""
+        if self.latest is None or self.status is None or self.labels is None:
+            return False
+        f = int(self.latest["frame"])
+        if f < min_frame:
+            return False
+        if not self.lockstep:
+            return True
+        return self.status["frame"] == f and self.map_stamp_ns >= int(round(f * self.frame_dt * 1e9))
+
+    def wait_for_frame(self, what: str = "the current frame") -> dict:
+        """The observation of the current frame (the newest status frame when called).  In
+        free-run the camera may run slower than the frames: the first camera frame from
+        then on is taken."""
+        min_frame = self.current_frame()
+        ok = self._wait(lambda: self._frame_ready(min_frame))
+        if ok and self.lockstep:
+            # the simulator is idle between actions: let messages still on their way land
+            # (a status or frame published just before the action's answer)
+            while True:
+                with self._cv:
+                    seen = (self.status["frame"], int(self.latest["frame"]), self.map_stamp_ns)
+                time.sleep(self.settle_time)
+                with self._cv:
+                    now = (self.status["frame"], int(self.latest["frame"]), self.map_stamp_ns)
+                if now == seen:
+                    break
+                ok = self._wait(lambda: self._frame_ready(now[0]))
+                if not ok:
+                    break
+        with self._cv:
+            if self.latest is not None and self.status is not None:
+                # held comes with the status, published after the images of its frame
+                for o in [self.latest, *self.collected]:
+                    if int(o["frame"]) >= self.status["frame"]:
+                        o["held"] = np.int64(self.status["held"])
+        if not ok:
+            missing = [n for n, ok in (("task", self.task is not None), ("label_info", self.labels is not None),
+                                       ("episode/status", self.status is not None),
+                                       ("a complete camera frame with TF", self.latest is not None)) if not ok]
+            if not missing:
+                missing = ["map of that frame (is mapping_node running?)" if self.lockstep
+                           else f"camera frame from frame {min_frame} on"]
+            self.get_logger().warning(f"waited {self.wait_timeout:g} s for {what}: no {', '.join(missing)}",
+                                      throttle_duration_sec=10.0)
+            if self.latest is None:
+                raise TimeoutError(f"no observation after {self.wait_timeout:g} s: missing {', '.join(missing)}")
+        return self.latest
+
+    def current_frame(self) -> int:
+        with self._cv:
+            return self.status["frame"] if self.status else 0
+
+    # ------------------------------------------------------------ actions
+    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None):
+        """(success, reason) of one NavigateToPose goal."""
+        if not self.navigator.go_to_pose(pose_stamped(x, y, yaw, self.global_frame), timeout_sec=self.wait_timeout):
+            return False, f"navigation: {self.navigator.error_msg}"
+        limit = None if max_frames is None else max_frames * self.frame_dt
+
+        def over(fb):
+            return limit is not None and fb.navigation_time.sec + fb.navigation_time.nanosec * 1e-9 >= limit - 1e-6
+
+        res = self.navigator.wait_for_task(timeout_sec=None if self.lockstep else 600.0, cancel_if=over)
+        if res == TaskResult.SUCCEEDED:
+            return True, ""
+        if res == TaskResult.CANCELED and max_frames is not None:
+            fb = self.navigator.get_feedback()
+            left = f" ({fb.distance_remaining:.1f} m left)" if fb is not None else ""
+            return False, f"not there after {max_frames} frames{left}"
+        return False, self.navigator.error_msg or f"navigation ended {res.name.lower()}"
+
+    def _trigger(self, client, name: str):
+        if not client.wait_for_service(timeout_sec=self.wait_timeout):
+            return False, f"service {name} is not available"
+        fut = client.call_async(Trigger.Request())
+        done = threading.Event()
+        fut.add_done_callback(lambda _: done.set())
+        if not done.wait(self.wait_timeout) or fut.result() is None:
+            return False, f"service {name} did not answer"
+        r = fut.result()
+        return bool(r.success), ("" if r.success else r.message)
+
+    def execute(self, agent, action) -> tuple[bool, str, list[int]]:
+        """Run one HAZARD action; returns success, reason and the frames to keep observing."""
+        name = action[0]
+        m = agent.memory
+        pose = self.latest["agent_pose"]
+        keep: list[int] = []
+        if name == "walk_to":
+            target = object_position(m, int(action[1]))
+            if target is None:
+                return False, f"object {action[1]} has not been observed yet", keep
+            spec: GridSpec = agent.map.spec
+            blocked = agent.map.blocked().copy()
+            base = walk_stand_off()
+            for extra in (0.0, 0.5, 1.0):         # objects on furniture: stand as close as possible
+                stand = min(base + extra, REACH)
+                x, y, yaw = approach_pose(blocked, spec, pose[:2], target, stand)
+                if np.hypot(x - target[0], y - target[1]) <= stand + 1e-6 and not blocked[spec.to_cell((x, y))]:
+                    break
+            ok, reason = self._navigate(x, y, yaw, self.walk_to_frames)
+            if ok and extra > 0:
+                reason = f"stopped {stand:.2f} m from the object: furniture in the way"
+            return ok, reason, keep
+        if name == "move_by":
+            return (*self._navigate(*move_goal(pose, float(action[1]))), keep)
+        if name == "turn_by":
+            return (*self._navigate(*turn_goal(pose, float(action[1]))), keep)
+        if name == "turn_to":
+            target = object_position(m, int(action[1]))
+            if target is None:
+                return False, f"object {action[1]} has not been observed yet", keep
+            return (*self._navigate(*face_goal(pose, target)), keep)
+        if name == "explore":
+            for gx, gy, gyaw in explore_goals(pose):
+                ok, reason = self._navigate(gx, gy, gyaw)
+                if not ok:
+                    return False, reason, keep
+                keep.append(self.current_frame())
+            return True, "", keep
+        if name == "pick_up":
+            return (*self._trigger(self.pick_client, "pick_up"), keep)
+        if name == "drop":
+            return (*self._trigger(self.drop_client, "drop"), keep)
+        if name == "stop":
+            self.navigator.cancel_task()
+            return True, "", keep
+        return False, f"unknown action {action!r}", keep
+
+    # ------------------------------------------------------------ the run
+    def run(self) -> dict | None:
+        """Decide and act until the episode ends; returns the metrics (None if stopped)."""
+        log = self.get_logger()
+        try:
+            if not self._wait(lambda: self.task is not None and self.labels is not None):
+                raise TimeoutError(f"no task / label_info after {self.wait_timeout:g} s (is sim_node running?)")
+            obs = self.wait_for_frame("the first frame")
+            if not self.navigator.wait_for_server(self.wait_timeout):
+                raise TimeoutError("no navigate_to_pose server (start navigation_node or Nav2)")
+            agent = make_agent(self.agent_name, seed=self.seed, **self.agent_options)
+            with self._cv:
+                observations, self.collected = self.collected or [obs], []
+                info = build_info(self.labels, observations, action_result("reset", True, 0),
+                                  self.status["rescued_ids"], self.task["bounds"], task=self.task,
+                                  frame=int(obs["frame"]))
+            agent.reset(obs, info)
+            log.info(f"agent {self.agent_name} (seed {self.seed}) on {self.task['hazard']}: "
+                     f"{len(self.task['targets'])} target categories")
+            for n in range(self.max_actions):
+                t0 = time.perf_counter()
+                action = tuple(agent.act(obs, info))
+                think = time.perf_counter() - t0
+                frame0 = self.current_frame()
+                ok, reason, keep = self.execute(agent, action)
+                if self.lockstep and action[0] != "stop" and self.current_frame() == frame0:
+                    self._trigger(self.step_client, "sim/step")      # every action costs a frame
+                obs = self.wait_for_frame(f"the frame after {action}")
+                with self._cv:
+                    collected, self.collected = self.collected, []
+                    observations = select_observations(collected or [obs], self.observe_every, keep)
+                    frames = int(obs["frame"]) - frame0
+                    result = action_result(f"{action[0]}({'' if len(action) < 2 else action[1]})", ok, frames, reason)
+                    info = build_info(self.labels, observations, result, self.status["rescued_ids"],
+                                      self.task["bounds"], frame=int(obs["frame"]))
+                self.action_pub.publish(String(data=json.dumps(
+                    {"n": n, "action": list(action), "success": ok, "reason": reason, "frames": frames,
+                     "frame": int(obs["frame"]), "think_s": round(think, 4)})))
+                log.info(f"#{n} {action} -> {'ok' if ok else 'failed: ' + reason} "
+                         f"({frames} frames, now {int(obs['frame'])})")
+                if action[0] == "stop":
+                    log.info("the agent stopped")
+                    return self.metrics
+                if self.metrics is not None or (self.status and self.status["done"]):
+                    break
+            self._wait(lambda: self.metrics is not None, 5.0)
+        except EpisodeOver:
+            pass
+        if self.metrics is not None:
+            log.info(f"episode over: {json.dumps({k: self.metrics.get(k) for k in ('value_rate', 'step', 'damage', 'rescued_count', 'frames') if k in self.metrics})}")
+        return self.metrics
+
+
+def main(args=None) -> int:
+    rclpy.init(args=args)
+    node = None
+    executor = None
+    code = 0
+    try:
+        node = DecisionNode()
+        executor = MultiThreadedExecutor(num_threads=3)
+        executor.add_node(node)
+        spinner = threading.Thread(target=executor.spin, daemon=True)
+        spinner.start()
+        node.run()
+    except (ValueError, TimeoutError) as exc:
+        print(f"[decision_node] error: {exc}", flush=True)
+        code = 2
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if executor is not None:
+            executor.shutdown(timeout_sec=2.0)
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["DecisionNode", "PUBLISHED_TOPICS", "main"]

@@ -1,0 +1,253 @@
+"""ROS-free assembly of the observation / info dicts that ``hazard_sim`` agents consume,
+and the mapping from HAZARD actions to navigation goals.
+
+The decision node decodes ROS messages into numpy arrays (``hazard_ros.conversions``) and
+hands them to this module; everything here is numpy only, so it is tested without ROS.
+
+An observation has exactly the keys and dtypes of ``HazardEnv`` observations: ``rgb``
+(H,W,3) uint8, ``depth`` (H,W) float32 m, ``seg`` (H,W) int32 instance ids, ``hazard``
+(H,W) float32 (temperature C / water level m; zeros in wind), ``camera_K`` (3,3),
+``camera_pose`` (4,4) world-from-optical, ``agent_pose`` [x, y, yaw], ``held`` int64 (-1:
+empty hands), ``frame`` int64.  An info dict carries ``labels``, ``observations``,
+``action_result``, ``rescued_ids``, ``bounds``, ``frame`` and, at reset, ``task``.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from hazard_ros.tf_math import TfBuffer, TfLookupError
+
+#: which hazard image each task has (sim_node topic in brackets)
+HAZARD_CHANNEL = {"fire": "temperature", "flood": "water_level", "wind": None}
+HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
+IMAGE_KINDS = ("rgb", "depth", "seg", "hazard")
+
+BODY_RADIUS = 0.25        # HumanoidSpec.radius
+ARRIVE_GAP = 0.5          # walk_to arrives when the body is within 0.5 m of the object
+EXPLORE_TURNS, EXPLORE_DEG = 12, 30.0
+
+
+# ============================================================================ observations
+
+def agent_pose_from_matrix(T: np.ndarray) -> np.ndarray:
+    """[x, y, yaw] of a 4x4 world-from-base pose."""
+    T = np.asarray(T, float)
+    return np.array([T[0, 3], T[1, 3], math.atan2(T[1, 0], T[0, 0])])
+
+
+def frame_of(stamp_ns: int, frame_dt: float = 0.1) -> int:
+    """Simulator frame of a stamp (frame n has sim time n * frame_dt)."""
+    return int(round(stamp_ns * 1e-9 / frame_dt))
+
+
+def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose, held, frame) -> dict:
+    """One observation dict (see the module docstring).  ``hazard`` None gives zeros;
+    ``held`` None gives -1.  Raises ValueError on inconsistent inputs."""
+    depth = np.asarray(depth, np.float32)
+    if depth.ndim != 2:
+        raise ValueError(f"depth must be (H, W), got shape {depth.shape}")
+    h, w = depth.shape
+    rgb = np.asarray(rgb)
+    if rgb.shape != (h, w, 3):
+        raise ValueError(f"rgb must be ({h}, {w}, 3) like depth, got shape {rgb.shape}")
+    seg = np.asarray(seg)
+    if seg.shape != (h, w):
+        raise ValueError(f"seg must be ({h}, {w}) like depth, got shape {seg.shape}")
+    if hazard is None:
+        hazard = np.zeros((h, w), np.float32)
+    hazard = np.asarray(hazard, np.float32)
+    if hazard.shape != (h, w):
+        raise ValueError(f"hazard image must be ({h}, {w}) like depth, got shape {hazard.shape}")
+    K = np.asarray(camera_K, float)
+    if K.shape != (3, 3) or K[2, 2] == 0:
+        raise ValueError(f"camera_K must be a calibrated 3x3 matrix, got {K.tolist()}")
+    pose = np.asarray(camera_pose, float)
+    if pose.shape != (4, 4):
+        raise ValueError(f"camera_pose must be 4x4, got shape {pose.shape}")
+    ap = np.asarray(agent_pose, float).reshape(-1)
+    if ap.shape != (3,):
+        raise ValueError(f"agent_pose must be [x, y, yaw], got {ap.tolist()}")
+    return {"rgb": rgb.astype(np.uint8, copy=False), "depth": depth, "seg": seg.astype(np.int32, copy=False),
+            "hazard": hazard, "camera_K": K, "camera_pose": pose, "agent_pose": ap,
+            "held": np.int64(-1 if held is None else int(held)), "frame": np.int64(int(frame))}
+
+
+def action_result(action: str, success: bool, frames: int, reason: str = "") -> dict:
+    """An ``ActionResult.to_dict()``-shaped dict."""
+    return {"action": str(action), "success": bool(success), "frames": int(frames), "reason": str(reason)}
+
+
+def build_info(labels: dict, observations: list, result: dict, rescued_ids=(), bounds=None,
+               task: dict | None = None, frame: int | None = None) -> dict:
+    """One info dict like ``HazardEnv``'s (plus ``task`` when given, as at reset)."""
+    info = {"action_result": dict(result), "labels": {int(k): str(v) for k, v in labels.items()},
+            "bounds": None if bounds is None else [float(b) for b in bounds],
+            "observations": list(observations),
+            "frame": int(frame if frame is not None else (observations[-1]["frame"] if observations else 0)),
+            "rescued_ids": [int(i) for i in rescued_ids]}
+    if task is not None:
+        info["task"] = task
+    return info
+
+
+def parse_task(task: dict) -> dict:
+    """Check the ``task`` JSON of sim_node (``HazardEnv.task_description()`` + bounds ...)."""
+    if not isinstance(task, dict):
+        raise ValueError(f"task must be a JSON object, got {type(task).__name__}")
+    missing = [k for k in ("hazard", "targets", "bounds") if k not in task]
+    if missing:
+        raise ValueError(f"task JSON lacks {missing}; keys: {sorted(task)}")
+    if task["hazard"] not in HAZARD_CHANNEL:
+        raise ValueError(f"unknown hazard {task['hazard']!r}; expected fire, flood or wind")
+    if len(task["bounds"]) != 4:
+        raise ValueError(f"task bounds must be [xmin, ymin, xmax, ymax], got {task['bounds']}")
+    task = dict(task)
+    if isinstance(task.get("containers"), dict):       # JSON made the instance ids strings
+        task["containers"] = {int(k) if str(k).lstrip("-").isdigit() else k: v
+                              for k, v in task["containers"].items()}
+    return task
+
+
+def parse_status(status: dict) -> dict:
+    """Normalise ``episode/status`` JSON: held None -> -1, defaults for missing keys."""
+    if not isinstance(status, dict):
+        raise ValueError(f"episode/status must be a JSON object, got {type(status).__name__}")
+    held = status.get("held")
+    return {"frame": int(status.get("frame", 0)), "held": -1 if held is None else int(held),
+            "rescued_ids": [int(i) for i in status.get("rescued_ids", [])],
+            "done": bool(status.get("done", False)), "last_result": status.get("last_result") or {}}
+
+
+class ObservationAssembler:
+    """Collects the images of each stamp and turns complete frames into observations.
+
+    ``add(kind, stamp_ns, array, frame_id)`` with kind rgb / depth / seg / hazard; a frame is
+    complete when rgb, depth, seg (and the hazard image if the task has one) of one stamp
+    are there, the camera intrinsics are known and the TF buffer can place the camera and
+    the base at that stamp.  ``pop_complete(...)`` returns the complete observations, oldest
+    first; older incomplete stamps are dropped."""
+
+    def __init__(self, hazard_channel: str | None, frame_dt: float = 0.1, max_pending: int = 20):
+        self.needs = ("rgb", "depth", "seg") + (("hazard",) if hazard_channel else ())
+        self.frame_dt = frame_dt
+        self.max_pending = max_pending
+        self.pending: OrderedDict[int, dict] = OrderedDict()
+        self.camera_K: np.ndarray | None = None
+        self.camera_frame: str | None = None
+
+    def set_camera_info(self, K) -> None:
+        self.camera_K = np.asarray(K, float).reshape(3, 3)
+
+    def add(self, kind: str, stamp_ns: int, array: np.ndarray, frame_id: str = "") -> None:
+        if kind not in IMAGE_KINDS:
+            raise ValueError(f"unknown image kind {kind!r}; expected one of {IMAGE_KINDS}")
+        entry = self.pending.setdefault(int(stamp_ns), {})
+        entry[kind] = array
+        if frame_id and kind != "hazard":
+            self.camera_frame = frame_id.lstrip("/")
+        self.pending = OrderedDict(sorted(self.pending.items()))
+        while len(self.pending) > self.max_pending:
+            self.pending.popitem(last=False)
+
+    def complete_stamps(self) -> list[int]:
+        return [s for s, e in self.pending.items() if all(k in e for k in self.needs)]
+
+    def pop_complete(self, tf: TfBuffer, held: int, global_frame: str = "map",
+                     base_frame: str = "base_link") -> list[dict]:
+        """Observations of all complete stamps whose poses TF knows (then dropped, with
+        every older stamp)."""
+        out = []
+        if self.camera_K is None or self.camera_frame is None:
+            return out
+        for stamp in self.complete_stamps():
+            try:
+                cam = _lookup(tf, global_frame, self.camera_frame, stamp)
+                base = _lookup(tf, global_frame, base_frame, stamp)
+            except TfLookupError:
+                continue          # TF of this stamp not there yet; try again later
+            e = self.pending[stamp]
+            out.append(build_observation(e["rgb"], e["depth"], e["seg"], e.get("hazard"), self.camera_K, cam,
+                                         agent_pose_from_matrix(base), held, frame_of(stamp, self.frame_dt)))
+            for s in [s for s in self.pending if s <= stamp]:
+                del self.pending[s]
+        return out
+
+
+def _lookup(tf: TfBuffer, parent: str, child: str, stamp_ns: int) -> np.ndarray:
+    """TF at a stamp; the latest transform when the stamp is newer than the history
+    (the pose of the frame arrives a moment after its images)."""
+    try:
+        return tf.lookup(parent, child, stamp_ns)
+    except TfLookupError as exc:
+        if "after the newest" in str(exc):
+            raise
+        if "before the oldest" in str(exc):
+            return tf.lookup(parent, child)
+        raise
+
+
+def select_observations(observations: list[dict], every: int, keep_frames=()) -> list[dict]:
+    """The observations an agent integrates after an action: every ``every``-th frame,
+    the frames in ``keep_frames`` (after each explore turn), and always the last one."""
+    if not observations:
+        return []
+    keep = set(int(f) for f in keep_frames)
+    out = [o for o in observations[:-1] if (every > 0 and int(o["frame"]) % every == 0) or int(o["frame"]) in keep]
+    return out + [observations[-1]]
+
+
+# ============================================================================ actions -> goals
+
+def object_position(memory, object_id: int):
+    """Last known xy of an object or container in an agent's memory (None if unknown)."""
+    rec = memory.objects.get(object_id)
+    if rec is not None:
+        return np.asarray(rec.position, float)[:2]
+    if object_id in memory.containers:
+        return np.asarray(memory.containers[object_id], float)[:2]
+    return None
+
+
+def turn_goal(agent_pose, degrees: float) -> tuple[float, float, float]:
+    """Turn in place: same position, yaw + degrees."""
+    x, y, yaw = (float(v) for v in agent_pose)
+    return x, y, _wrap(yaw + math.radians(degrees))
+
+
+def face_goal(agent_pose, target_xy) -> tuple[float, float, float]:
+    """Turn in place to face a point."""
+    x, y, yaw = (float(v) for v in agent_pose)
+    d = np.asarray(target_xy, float)[:2] - (x, y)
+    return x, y, (math.atan2(d[1], d[0]) if np.linalg.norm(d) > 1e-9 else yaw)
+
+
+def move_goal(agent_pose, metres: float) -> tuple[float, float, float]:
+    """Walk straight ahead (negative: back) keeping the heading."""
+    x, y, yaw = (float(v) for v in agent_pose)
+    return x + metres * math.cos(yaw), y + metres * math.sin(yaw), yaw
+
+
+def explore_goals(agent_pose, turns: int = EXPLORE_TURNS, step_deg: float = EXPLORE_DEG):
+    """HAZARD's explore: ``turns`` turns of ``step_deg`` in place (absolute yaws, so small
+    errors do not add up)."""
+    x, y, yaw = (float(v) for v in agent_pose)
+    return [(x, y, _wrap(yaw + math.radians(step_deg) * (k + 1))) for k in range(turns)]
+
+
+def walk_stand_off(object_radius: float = 0.05, xy_tolerance: float = 0.25) -> float:
+    """Centre distance to aim for so that the body gap is at most ``ARRIVE_GAP`` even when
+    the navigation stops ``xy_tolerance`` short."""
+    return max(BODY_RADIUS + ARRIVE_GAP + object_radius - xy_tolerance, BODY_RADIUS + 0.1)
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2.0 * math.pi) - math.pi
+
+
+__all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
+           "parse_status", "select_observations", "agent_pose_from_matrix", "frame_of", "object_position",
+           "turn_goal", "face_goal", "move_goal", "explore_goals", "walk_stand_off", "HAZARD_CHANNEL",
+           "HAZARD_TOPIC"]

@@ -1,0 +1,237 @@
+"""hazard_launch: the YAML launch format subset, substitutions, argument overrides,
+errors, and process supervision (crash report, Ctrl-C, --exit-on, final metrics).
+
+The parsing tests need only PyYAML; the process tests start small Python children
+(and, for the metrics test, the real sim_node, skipped without rclpy).
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from hazard_ros import launcher
+from hazard_ros.launcher import Context, LaunchError, Subst, describe, parse_template
+
+REPO = Path(__file__).resolve().parents[1]
+LAUNCH_FILE = REPO / "launch" / "hazard.launch.yaml"
+TEST_TIME_LIMIT_S = 25
+
+
+@pytest.fixture(autouse=True)
+def hard_time_limit():
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TEST_TIME_LIMIT_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def fake_bin(monkeypatch):
+    """Executables resolve to fixed paths, so parsing does not depend on what is installed."""
+    monkeypatch.setattr(launcher, "find_executable", lambda pkg, exe, where="": f"/opt/bin/{exe}")
+
+
+def by_name(desc):
+    return {p.name: p for p in desc.processes}
+
+
+def ros_params(cmd):
+    return [cmd[k + 1] for k, a in enumerate(cmd) if a == "-p"]
+
+
+# --------------------------------------------------------------------------- parsing
+
+def test_project_launch_file_defaults(fake_bin):
+    desc = describe(LAUNCH_FILE, {})
+    procs = by_name(desc)
+    assert list(procs) == ["sim_node", "perception_node", "mapping_node", "navigation_node", "decision_node"]
+    sim = procs["sim_node"].cmd
+    assert sim[0] == "/opt/bin/sim_node" and sim[1] == "--ros-args"
+    assert sim[2:6] == ["-r", "__node:=sim_node", "-r", "__ns:=/"]
+    assert {"task:=fire", "split:=test", "episode:=0", "lockstep:=true", "camera_rate:=10.0"} <= set(ros_params(sim))
+    assert "weights:=''" in ros_params(procs["perception_node"].cmd)        # empty text stays a string
+    assert "agent:=greedy" in ros_params(procs["decision_node"].cmd)
+    assert {"task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep", "record",
+            "namespace"} <= set(desc.args)
+
+
+def test_overrides_and_recorder_condition(fake_bin):
+    desc = describe(LAUNCH_FILE, {"task": "flood", "lockstep": "false", "record": "/tmp/run.mcap",
+                                  "namespace": "robot1", "agent": "mcts"})
+    procs = by_name(desc)
+    assert {"task:=flood", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
+    assert "-r" in procs["sim_node"].cmd and "__ns:=/robot1" in procs["sim_node"].cmd
+    assert "agent:=mcts" in ros_params(procs["decision_node"].cmd)
+    assert ros_params(procs["mcap_recorder"].cmd) == ["output:=/tmp/run.mcap"]
+
+
+def test_unknown_argument_is_an_error(fake_bin, capsys):
+    with pytest.raises(LaunchError, match=r"unknown launch argument\(s\) tsak; .* declares: .*task"):
+        describe(LAUNCH_FILE, {"tsak": "flood"})
+    assert launcher.main([str(LAUNCH_FILE), "tsak:=flood", "--print"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hazard_launch: error: unknown launch argument(s) tsak") and "Traceback" not in err
+
+
+def test_print_mode_lists_commands(fake_bin, capsys):
+    assert launcher.main([str(LAUNCH_FILE), "task:=wind", "--print"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("sim_node: /opt/bin/sim_node --ros-args") and "task:=wind" in out[0]
+
+
+def test_substitution_parser_and_evaluation(monkeypatch, tmp_path):
+    assert parse_template("a$(var x)b") == ["a", Subst("var", [["x"]]), "b"]
+    nested = parse_template("$(not-equals '$(var record)' '')")
+    assert nested == [Subst("not-equals", [[Subst("var", [["record"]])], []])]
+    ctx = Context(tmp_path / "x.launch.yaml", {"record": "", "n": "1", "flag": "true", "name": "sim"})
+    ev = ctx.evaluate
+    assert ev("$(not-equals '$(var record)' '')") == "false"
+    assert ev("$(equals $(var n) 1.0)") == "true"                      # numbers compare as numbers
+    assert ev("$(equals $(var flag) 1)") == "true"                     # booleans as booleans
+    assert ev("$(and $(var flag) $(not false))") == "true" and ev("$(or false 0)") == "false"
+    assert ev('pre_$(var name)_"q"') == 'pre_sim_"q"'
+    assert ev("$(dirname)") == str(tmp_path)
+    monkeypatch.setenv("HAZARD_TEST_ENV", "yes")
+    assert ev("$(env HAZARD_TEST_ENV)") == "yes" and ev("$(env HAZARD_NOT_SET 'dflt')") == "dflt"
+    assert ev(3) == "3" and ev(True) == "true"
+    assert Path(ev("$(find-pkg-share hazard_stack)"), "launch", "hazard.launch.yaml").is_file()
+    for bad, msg in [("$(var missing)", "undefined launch variable 'missing'"),
+                     ("$(env HAZARD_NOT_SET)", "is not set"), ("$(eval 1+1)", r"\$\(eval\) is not supported"),
+                     ("$(var x", "unterminated"), ("$(equals a)", "takes 2 argument"),
+                     ("$(not maybe)", "must be true/false")]:
+        with pytest.raises(LaunchError, match=msg):
+            ev(bad, "test")
+
+
+def write(tmp_path, text, name="t.launch.yaml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def test_file_errors(tmp_path, fake_bin):
+    with pytest.raises(LaunchError, match="not found"):
+        describe(tmp_path / "none.yaml", {})
+    with pytest.raises(LaunchError, match="top level must be `launch:`"):
+        describe(write(tmp_path, "nodes: []\n"), {})
+    with pytest.raises(LaunchError, match="'include' is not supported"):
+        describe(write(tmp_path, "launch:\n- include: {file: x.yaml}\n"), {})
+    with pytest.raises(LaunchError, match="has no default: pass need:=VALUE"):
+        describe(write(tmp_path, "launch:\n- arg: {name: need}\n"), {})
+    with pytest.raises(LaunchError, match="share the name"):
+        describe(write(tmp_path, "launch:\n- node: {pkg: p, exec: a, name: x}\n- node: {pkg: p, exec: b, name: x}\n"), {})
+    # let, groups, unless, env, remap
+    desc = describe(write(tmp_path, """\
+        launch:
+        - arg: {name: use, default: "false"}
+        - let: {name: base, value: "run_$(var use)"}
+        - group:
+            children:
+            - let: {name: inner, value: "1"}
+            - node: {pkg: p, exec: a, name: "$(var base)", remap: [{from: cmd_vel, to: safe_cmd}],
+                     env: [{name: E, value: "$(var inner)"}]}
+        - node: {pkg: p, exec: b, unless: "$(var use)", args: "--x 1"}
+        - node: {pkg: p, exec: c, if: "$(var use)"}
+        """), {})
+    procs = by_name(desc)
+    assert list(procs) == ["run_false", "b"]
+    assert "cmd_vel:=safe_cmd" in procs["run_false"].cmd and procs["run_false"].env == {"E": "1"}
+    assert procs["b"].cmd[:3] == ["/opt/bin/b", "--x", "1"]
+
+
+def test_missing_executable_is_reported(tmp_path):
+    with pytest.raises(LaunchError, match="executable 'no_such_exec_xyz' of package 'hazard_stack' not found"):
+        describe(write(tmp_path, "launch:\n- node: {pkg: hazard_stack, exec: no_such_exec_xyz}\n"), {})
+
+
+# --------------------------------------------------------------------------- processes
+
+def run_launcher(tmp_path, text, *extra, timeout=20, env=None):
+    path = write(tmp_path, text)
+    env = dict(os.environ, PYTHONPATH=str(REPO), **(env or {}))
+    return subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", str(path), *extra],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+PY = sys.executable
+
+
+def test_crashed_child_is_reported_and_the_rest_stopped(tmp_path):
+    t0 = time.monotonic()
+    proc = run_launcher(tmp_path, f"""\
+        launch:
+        - executable: {{cmd: "{PY} -c 'import time, sys; time.sleep(30)'", name: sleeper}}
+        - executable: {{cmd: "{PY} -c 'import time, sys; print(\\"about to fail\\"); time.sleep(0.5); sys.exit(3)'", name: crasher}}
+        """, "--grace", "2")
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 1, out
+    assert "[crasher] about to fail" in out
+    assert "process 'crasher' crashed (exit code 3); stopping the others" in out
+    assert time.monotonic() - t0 < 10
+
+
+def test_ctrl_c_stops_children_and_escalates(tmp_path):
+    proc = run_launcher(tmp_path, f"""\
+        launch:
+        - executable: {{cmd: "{PY} -c 'import time; print(\\"ready\\", flush=True); time.sleep(30)'", name: polite}}
+        - executable: {{cmd: "{PY} -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print(\\"ready\\", flush=True); time.sleep(30)'", name: stubborn}}
+        """, "--grace", "1")
+    lines = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and sum("ready" in ln for ln in lines) < 2:
+        lines.append(proc.stdout.readline())
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0, out
+    assert "SIGINT: stopping" in out and "sending SIGTERM to stubborn" in out
+    assert time.monotonic() - t0 < 6
+
+
+def test_exit_on(tmp_path):
+    proc = run_launcher(tmp_path, f"""\
+        launch:
+        - executable: {{cmd: "{PY} -c 'import time; time.sleep(30)'", name: sleeper}}
+        - executable: {{cmd: "{PY} -c 'import time; time.sleep(0.3)'", name: quick}}
+        """, "--exit-on", "quick")
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0 and "quick exited with code 0 (--exit-on)" in out, out
+    proc = run_launcher(tmp_path, "launch:\n- executable: {cmd: true, name: a}\n", "--exit-on", "b")
+    out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 2 and "--exit-on 'b': no such process" in out
+
+
+def test_stops_on_final_metrics(tmp_path):
+    pytest.importorskip("rclpy")
+    domain = str(random.SystemRandom().randint(1, 101))
+    proc = run_launcher(tmp_path, """\
+        launch:
+        - arg: {name: task, default: fire}
+        - node:
+            pkg: hazard_stack
+            exec: sim_node
+            name: sim
+            namespace: robot1
+            param:
+            - {name: task, value: "$(var task)"}
+            - {name: frame_limit, value: "10"}
+            - {name: realtime_factor, value: "20.0"}
+            - {name: camera_width, value: "32"}
+            - {name: camera_height, value: "24"}
+        """, "task:=wind", env={"ROS_DOMAIN_ID": domain, "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
+    out, _ = proc.communicate(timeout=22)
+    assert proc.returncode == 0, out
+    assert '"task": "wind"' in out and '"frames": 10' in out and "done (episode finished)" in out

@@ -1,0 +1,200 @@
+"""Occupancy from a synthetic depth image of a wall, hazard layers, object memory."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
+from perception_node.mapping import (
+    FREE,
+    LAYER_SCALES,
+    OCCUPIED,
+    UNKNOWN,
+    HazardLayer,
+    MappingCore,
+    ObjectMemory,
+    ObjectObservation,
+    OccupancyMapper,
+    depth_points,
+    hazard_reading,
+)
+
+CAM = CameraSpec(width=64, height=48, hfov_deg=90.0)
+K = CAM.intrinsics()
+CAM_H = 1.0
+WALL_X = 3.05                     # a cell centre: no float ties at cell borders
+BOUNDS = (-1.0, -5.0, 6.0, 5.0)
+
+
+def pose():
+    T = np.eye(4)
+    T[:3, :3] = BODY_FROM_OPTICAL
+    T[:3, 3] = (0.0, 0.0, CAM_H)
+    return T
+
+
+def wall_scene():
+    """Depth of a level camera at height 1 m looking along +x at a wall x = 3 m over a floor
+    z = 0; also a mask of the pixels that see the wall."""
+    v, u = np.mgrid[0:CAM.height, 0:CAM.width].astype(float)
+    y = (v - K[1, 2]) / K[1, 1]                # optical y (down) per unit z
+    t_floor = np.where(y > 0, CAM_H / np.where(y > 0, y, 1), np.inf)
+    depth = np.minimum(WALL_X, t_floor).astype(np.float32)
+    return depth, t_floor >= WALL_X
+
+
+def test_depth_points_geometry():
+    depth, wall = wall_scene()
+    pts = depth_points(depth, K, pose())
+    np.testing.assert_allclose(pts[wall][:, 0], WALL_X, atol=1e-5)
+    np.testing.assert_allclose(pts[~wall][:, 2], 0.0, atol=1e-5)
+    bad = depth.copy()
+    bad[0, 0], bad[0, 1], bad[0, 2] = np.inf, 0.0, np.nan
+    p = depth_points(bad, K, pose(), max_range=2.5)
+    assert np.isnan(p[0, :3]).all()
+    assert np.isnan(p[wall]).all()                               # the wall is beyond max_range
+
+
+def test_occupancy_of_a_wall_at_known_distance():
+    depth, _ = wall_scene()
+    m = OccupancyMapper(BOUNDS, resolution=0.1, step=1)
+    m.integrate_depth(depth, K, pose())
+    occ = m.occupancy()
+    assert occ.shape == (100, 70) and occ.dtype == np.int8
+    cell = m.spec.to_cell
+    # the wall: x in [3.0, 3.1), |y| <= ~3 m (90 deg field of view)
+    for y in (-2.5, -1.0, 0.0, 1.0, 2.5):
+        assert occ[cell((3.05, y))] == OCCUPIED, y
+    assert occ[cell((3.05, 3.5))] == UNKNOWN                  # outside the field of view
+    assert occ[cell((2.75, 0.0))] == FREE                      # floor just before the wall (last floor ray hits 2.78 m)
+    assert occ[cell((2.0, 0.0))] == FREE
+    assert occ[cell((0.5, 0.0))] == UNKNOWN                    # below the lowest ray
+    assert occ[cell((4.0, 0.0))] == UNKNOWN                    # behind the wall
+    occupied_x = m.spec.centres()[occ == OCCUPIED][:, 0]
+    np.testing.assert_allclose(occupied_x, 3.05, atol=1e-9)    # nothing else is an obstacle
+    # the obstacle columns are exactly those inside the view cone
+    ys = m.spec.centres()[occ == OCCUPIED][:, 1]
+    assert ys.min() == pytest.approx(-3.05) and ys.max() == pytest.approx(3.05)   # 31.5 px * 3.05 m / 32 px = 3.002 m
+
+
+def test_occupancy_ignores_boxes_and_out_of_bounds():
+    depth, _ = wall_scene()
+    m = OccupancyMapper(BOUNDS, resolution=0.1, step=1)
+    m.integrate_depth(depth, K, pose(), ignore_boxes=[(np.array([3.05, 0.5, 1.0]), np.array([0.2, 0.2, 2.0]))])
+    occ = m.occupancy()
+    assert occ[m.spec.to_cell((3.05, 0.0))] == OCCUPIED
+    assert occ[m.spec.to_cell((3.05, 0.55))] != OCCUPIED       # inside the ignored box
+    m.clear_boxes([(np.array([3.05, -1.0, 1.0]), np.array([0.1, 0.1, 1.0]))])
+    occ = m.occupancy()
+    assert occ[m.spec.to_cell((3.05, -1.0))] != OCCUPIED and occ[m.spec.to_cell((3.05, -1.35))] == OCCUPIED
+    short = OccupancyMapper((-1.0, -1.0, 2.5, 1.0), resolution=0.1, step=1)   # the wall lies outside
+    short.integrate_depth(depth, K, pose())
+    occ = short.occupancy()
+    assert not (occ == OCCUPIED).any()                          # nothing clamped onto the border
+    assert (occ == FREE).any()
+
+
+def test_hazard_layers_max_per_frame_latest_across_frames():
+    depth, wall = wall_scene()
+    pts = depth_points(depth, K, pose())
+    thermal = np.where(wall, 120.0, 20.0).astype(np.float32)
+    m = OccupancyMapper(BOUNDS, step=1)
+    layer = HazardLayer(m.spec, "temperature")
+    assert layer.update(pts, thermal, 1.0) > 0
+    c = m.spec.to_cell
+    assert layer.values[c((3.05, 0.0))] == 120.0
+    assert layer.values[c((2.0, 0.0))] == 20.0
+    assert np.isnan(layer.values[c((4.5, 0.0))])
+    packed = layer.occupancy()
+    assert packed[c((3.05, 0.0))] == 12 and packed[c((2.0, 0.0))] == 2 and packed[c((4.5, 0.0))] == -1
+    np.testing.assert_allclose(LAYER_SCALES["temperature"].unpack(packed[c((3.05, 0.0))]), 120.0)
+    layer.update(pts, thermal * 0.5, 2.0)                       # it cooled down: latest wins
+    assert layer.values[c((3.05, 0.0))] == 60.0 and layer.peak[c((3.05, 0.0))] == 120.0
+    assert layer.updated[c((3.05, 0.0))] == 2.0
+    assert layer.scale.pack(np.array([5000.0, -3.0])).tolist() == [100, 0]
+
+    water = HazardLayer(m.spec, "water_level")
+    water.update(pts, np.where(wall, 0.0, 0.4).astype(np.float32), 1.0)
+    assert water.values[c((2.0, 0.0))] == pytest.approx(0.4)
+    assert water.occupancy()[c((2.0, 0.0))] == 20
+    assert water.info()["unit"] == "m" and water.info()["scale"] == 0.02
+
+
+def test_hazard_reading_projects_the_box():
+    img = np.zeros((CAM.height, CAM.width), np.float32)
+    img[20:28, 28:36] = 300.0                                  # hot patch around the image centre
+    reading = hazard_reading(img, K, pose(), center=(2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2))
+    assert reading == 300.0
+    assert np.isnan(hazard_reading(img, K, pose(), center=(-2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2)))
+
+
+TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}],
+        "containers": {"40": "cart_0"}}
+
+
+def test_object_memory_ids_association_and_status():
+    mem = ObjectMemory(TASK, match_radius=0.5)
+    ids = mem.update([ObjectObservation("backpack", np.array([1.0, 1.0, 0.2]), np.full(3, 0.3), 1.0, 1003, 80.0),
+                      ObjectObservation("cart", np.array([4.0, 0.0, 0.5]), np.full(3, 0.8), 1.0, 40)], 0.5)
+    assert ids == [1003, 40]
+    r = mem.objects[1003]
+    assert (r.is_target, r.value, r.reading, r.last_seen, r.status) == (True, 5, 80.0, 0.5, "scene")
+    assert mem.objects[40].is_container and not mem.objects[40].is_target
+    mem.update([ObjectObservation("backpack", np.array([1.1, 1.0, 0.2]), np.full(3, 0.3), 1.0, 1003, 100.0)], 1.5)
+    assert r.reading_rate_per_s() == pytest.approx(20.0) and r.times_seen == 2
+    np.testing.assert_allclose(r.position, [1.1, 1.0, 0.2])
+
+    # no instance ids (a YOLO detector): nearest same-label record within the radius
+    a = mem.update([ObjectObservation("bottle", np.array([0.0, 0.0, 0.1]), score=0.9)], 2.0)
+    s = np.full(3, 0.1)
+    b = mem.update([ObjectObservation("bottle", np.array([0.2, 0.0, 0.1]), s, score=0.8),
+                    ObjectObservation("bottle", np.array([0.3, 0.1, 0.1]), s, score=0.7),
+                    ObjectObservation("bottle", np.array([3.0, 0.0, 0.1]), s, score=0.6)], 3.0)
+    assert a[0] >= 1_000_000 and b[0] == a[0]                  # same object, moved a little
+    assert len(set(b)) == 3 and len(mem.objects) == 5          # second bottle nearby, third far
+
+    assert mem.apply_status(1003, [])
+    assert mem.objects[1003].status == "held"
+    assert mem.apply_status(-1, [1003]) and mem.objects[1003].status == "rescued"
+    assert not mem.apply_status(-1, [1003])
+    boxes = mem.in_scene_boxes()
+    assert len(boxes) == 3                                      # bottles only: cart is a container
+
+    d = mem.to_dict(3.0, unit="C")
+    text = json.dumps(d, allow_nan=False)                       # strict JSON: no NaN
+    back = json.loads(text)
+    assert back["hazard"] == "fire" and back["frame_id"] == "map"
+    o = {x["id"]: x for x in back["objects"]}
+    assert o[1003]["state"] == "rescued" and o[1003]["reading"] == 100.0
+    assert o[1003]["label"] == "backpack" and o[1003]["position"] == [1.1, 1.0, 0.2]
+    assert o[a[0]]["reading"] is None and o[a[0]]["last_seen"] == 3.0
+    assert set(o[40]) >= {"id", "label", "position", "last_seen", "reading", "state"}
+
+
+def test_mapping_core_orders_streams_by_stamp():
+    depth, wall = wall_scene()
+    core = MappingCore(BOUNDS, step=1, task=TASK)
+    thermal = np.where(wall, 150.0, 30.0).astype(np.float32)
+    assert core.add_hazard(1.0, "temperature", thermal) is False          # waits for its depth
+    assert core.add_depth(1.0, depth, K, pose()) == ["temperature"]
+    assert core.last_depth_stamp == 1.0
+    c = core.spec.to_cell
+    assert core.occupancy_map.occupancy()[c((3.05, 0.0))] == OCCUPIED
+    assert core.layers["temperature"].values[c((3.05, 0.0))] == 150.0
+    # an object on the wall: reading from the thermal image of the same stamp
+    ids = core.add_objects(1.0, [ObjectObservation("backpack", np.array([2.95, 0.0, 1.0]),
+                                                   np.full(3, 0.3), 1.0, 1000)])
+    assert ids == [1000] and core.memory.objects[1000].reading == 150.0
+    # a stamp without a cached image: the layer value at the object's cell
+    core.add_objects(7.0, [ObjectObservation("backpack", np.array([2.0, 0.0, 0.1]),
+                                             np.full(3, 0.3), 1.0, 1001)])
+    assert core.memory.objects[1001].reading == 30.0
+    d = core.memory_dict(7.0)
+    assert d["reading_unit"] == "C" and len(d["objects"]) == 2
+    assert set(core.layers_info()) == {"temperature", "water_level"}
+    with pytest.raises(ValueError, match="unknown hazard layer"):
+        core.add_hazard(1.0, "radiation", thermal)
+    with pytest.raises(ValueError, match="does not match"):
+        core.add_hazard(1.0, "water_level", thermal[:10])

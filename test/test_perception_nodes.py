@@ -1,0 +1,343 @@
+"""perception_node and mapping_node in-process on one executor, fed with synthetic
+camera / TF / task messages from a test node; checks outputs, types, frames, stamps.
+
+Every test runs on its own random DDS domain, discovers on localhost only, and has a
+hard time limit. Skipped when rclpy cannot be imported.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+try:
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from nav_msgs.msg import OccupancyGrid
+    from sensor_msgs.msg import CameraInfo, Image
+    from std_msgs.msg import String
+    from tf2_msgs.msg import TFMessage
+    from vision_msgs.msg import Detection2DArray, Detection3DArray, LabelInfo
+    from visualization_msgs.msg import MarkerArray
+except Exception as exc:  # ImportError, or OSError from a missing shared library
+    pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc}); run `bash scripts/setup_ros.sh`",
+                allow_module_level=True)
+
+from hazard_ros import conversions as conv
+from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
+from perception_node import mapping_node, perception_node
+from perception_node.detectors import UnknownDetectorError, WeightsNotFoundError
+from perception_node.mapping_node import MappingNode
+from perception_node.perception_node import PerceptionNode
+
+TEST_TIME_LIMIT_S = 25
+WAIT_S = 10.0
+
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+
+CAM = CameraSpec(width=64, height=48, hfov_deg=90.0)
+K = CAM.intrinsics()
+CAM_H = 1.0
+BASE_X = 0.5
+WALL_DEPTH = 3.05                  # wall at map x = 3.55 (a cell centre)
+OBJ_ID, WALL_ID, FLOOR_ID = 1000, 5, 1
+OBJ_ROWS, OBJ_COLS = slice(30, 38), slice(28, 36)
+OBJ_DEPTH = 2.0
+TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}], "containers": {},
+        "bounds": [-1.0, -5.0, 6.0, 5.0], "episode": 0}
+
+
+@pytest.fixture(autouse=True)
+def hard_time_limit():
+    def on_alarm(signum, frame):
+        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TEST_TIME_LIMIT_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def ros_env(monkeypatch):
+    domain_id = random.SystemRandom().randint(1, 101)
+    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
+    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    monkeypatch.setenv("ROS_STATIC_PEERS", "")
+    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
+    return domain_id
+
+
+@pytest.fixture
+def ros_context(ros_env):
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_env)
+    try:
+        yield context
+    finally:
+        if context.ok():
+            rclpy.shutdown(context=context)
+
+
+def spin_until(executor, predicate, timeout_s=WAIT_S, step=None) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if step is not None:
+            step()
+        executor.spin_once(timeout_sec=0.02)
+        if predicate():
+            return True
+    return predicate()
+
+
+# ------------------------------------------------------------------ synthetic frame
+def scene():
+    """Depth / seg / thermal of a level camera 1 m high looking along +x at a wall
+    3.05 m ahead over a floor, with an 8 x 8 px box (instance 1000) 2 m ahead."""
+    v, u = np.mgrid[0:CAM.height, 0:CAM.width].astype(float)
+    y = (v - K[1, 2]) / K[1, 1]
+    t_floor = np.where(y > 0, CAM_H / np.where(y > 0, y, 1), np.inf)
+    depth = np.minimum(WALL_DEPTH, t_floor).astype(np.float32)
+    seg = np.where(t_floor >= WALL_DEPTH, WALL_ID, FLOOR_ID).astype(np.int32)
+    depth[OBJ_ROWS, OBJ_COLS] = OBJ_DEPTH
+    seg[OBJ_ROWS, OBJ_COLS] = OBJ_ID
+    thermal = np.full(depth.shape, 25.0, np.float32)
+    thermal[OBJ_ROWS, OBJ_COLS] = 180.0
+    rgb = np.zeros((CAM.height, CAM.width, 3), np.uint8)
+    return rgb, depth, seg, thermal
+
+
+def planar(x, y=0.0, z=0.0):
+    T = np.eye(4)
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+def optical_T():
+    T = np.eye(4)
+    T[:3, :3] = BODY_FROM_OPTICAL
+    return T
+
+
+class Feeder:
+    """The simulator's side: TF, task, label info and camera images."""
+
+    def __init__(self, context):
+        self.node = rclpy.create_node("test_feeder", context=context)
+        n = self.node
+        self.tf = n.create_publisher(TFMessage, "/tf", RELIABLE)
+        self.tf_static = n.create_publisher(TFMessage, "/tf_static", LATCHED)
+        self.task = n.create_publisher(String, "task", LATCHED)
+        self.labels = n.create_publisher(LabelInfo, "camera/segmentation/label_info", LATCHED)
+        self.status = n.create_publisher(String, "episode/status", LATCHED)
+        self.set_classes = n.create_publisher(String, "perception/set_classes", RELIABLE)
+        self.cam = {t: n.create_publisher(Image, t, RELIABLE) for t in
+                    ("camera/color/image_raw", "camera/depth/image_raw", "camera/segmentation/image_raw",
+                     "thermal/image_raw")}
+        self.info = n.create_publisher(CameraInfo, "camera/color/camera_info", RELIABLE)
+        self.got: dict[str, list] = {k: [] for k in ("det2d", "det3d", "map", "temp", "memory", "markers",
+                                                     "classes", "layers_info")}
+        for topic, cls, key, qos in (("detections", Detection2DArray, "det2d", RELIABLE),
+                                     ("detections_3d", Detection3DArray, "det3d", RELIABLE),
+                                     ("map", OccupancyGrid, "map", LATCHED),
+                                     ("hazard/temperature", OccupancyGrid, "temp", LATCHED),
+                                     ("objects/memory", String, "memory", LATCHED),
+                                     ("objects", MarkerArray, "markers", LATCHED),
+                                     ("perception/classes", String, "classes", LATCHED),
+                                     ("hazard/layers_info", String, "layers_info", LATCHED)):
+            n.create_subscription(cls, topic, lambda m, k=key: self.got[k].append(m), qos)
+
+    def publish_static(self):
+        stamp = conv.stamp_from_frame(0)
+        self.tf_static.publish(conv.to_ros_tf_message([
+            conv.to_ros_transform(np.eye(4), stamp, "map", "odom"),
+            conv.to_ros_transform(planar(0.0, 0.0, CAM_H), stamp, "base_link", "camera_link"),
+            conv.to_ros_transform(optical_T(), stamp, "camera_link", "camera_optical_frame")]))
+        self.task.publish(String(data=json.dumps(TASK)))
+        self.labels.publish(conv.to_ros_label_info({OBJ_ID: "backpack", WALL_ID: "wall", FLOOR_ID: "floor"},
+                                                   stamp, "camera_optical_frame"))
+
+    def publish_tf(self, frame):
+        self.tf.publish(conv.to_ros_tf_message([conv.to_ros_transform(
+            planar(BASE_X), conv.stamp_from_frame(frame), "odom", "base_link")]))
+
+    def publish_images(self, frame):
+        stamp = conv.stamp_from_frame(frame)
+        rgb, depth, seg, thermal = scene()
+        f = "camera_optical_frame"
+        self.cam["camera/color/image_raw"].publish(conv.to_ros_image(rgb, stamp, f))
+        self.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
+        self.cam["camera/segmentation/image_raw"].publish(conv.to_ros_image(seg, stamp, f))
+        self.cam["thermal/image_raw"].publish(conv.to_ros_image(thermal, stamp, f, "32FC1"))
+        self.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
+
+
+def stamp_of(msg):
+    return conv.time_to_ns(msg.header.stamp)
+
+
+@pytest.fixture
+def pipeline(ros_context):
+    overrides = [Parameter("lockstep", value="true")]          # as text, like a launcher may pass it
+    perc = PerceptionNode(context=ros_context, parameter_overrides=overrides)
+    mapn = MappingNode(context=ros_context, parameter_overrides=overrides + [Parameter("step", value=1)])
+    feeder = Feeder(ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    for n in (perc, mapn, feeder.node):
+        ex.add_node(n)
+    try:
+        yield ex, perc, mapn, feeder
+    finally:
+        ex.shutdown()
+        for n in (perc, mapn, feeder.node):
+            n.destroy_node()
+
+
+def wait_for_subscribers(ex, feeder):
+    pubs = [p for t, p in feeder.cam.items() if t != "camera/color/image_raw"] + [feeder.info]
+    # (the ground-truth detector does not subscribe to rgb)
+    assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs)
+                      and feeder.tf.get_subscription_count() >= 2), "nodes not discovered"
+
+
+def test_pipeline_outputs_types_frames_and_stamps(pipeline):
+    ex, perc, mapn, feeder = pipeline
+    feeder.publish_static()
+    wait_for_subscribers(ex, feeder)
+    assert spin_until(ex, lambda: mapn.core is not None and perc.classes_source == "task"), \
+        "task not received"
+
+    # frame 1: images first, TF later (the nodes must wait for TF at the image stamp)
+    feeder.publish_images(1)
+    spin_until(ex, lambda: feeder.got["det2d"], 5.0)
+    assert not feeder.got["det3d"] and not feeder.got["map"]
+    feeder.publish_tf(1)
+    s1 = conv.time_to_ns(conv.stamp_from_frame(1))
+    assert spin_until(ex, lambda: feeder.got["det3d"] and feeder.got["map"] and feeder.got["memory"]
+                      and feeder.got["temp"] and feeder.got["markers"]), \
+        {k: len(v) for k, v in feeder.got.items()}
+
+    d2 = feeder.got["det2d"][-1]
+    assert stamp_of(d2) == s1 and d2.header.frame_id == "camera_optical_frame"
+    assert len(d2.detections) == 1                          # wall / floor are not task classes
+    det = d2.detections[0]
+    assert det.id == str(OBJ_ID) and det.results[0].hypothesis.class_id == "backpack"
+    assert (det.bbox.center.position.x, det.bbox.center.position.y) == (31.5, 33.5)
+    assert (det.bbox.size_x, det.bbox.size_y) == (8.0, 8.0)
+
+    d3 = feeder.got["det3d"][-1]
+    assert stamp_of(d3) == s1 and d3.header.frame_id == "map" and len(d3.detections) == 1
+    b = d3.detections[0]
+    assert b.id == str(OBJ_ID) and b.results[0].hypothesis.class_id == "backpack"
+    c = b.bbox.center.position
+    # 8 px at 2 m = 0.5 m wide; the centre is pushed 0.25 m back from the visible face at x = 2.5
+    f = K[0, 0]
+    assert c.x == pytest.approx(BASE_X + OBJ_DEPTH + 0.25, abs=1e-6)
+    assert c.y == pytest.approx(-(31.5 - K[0, 2]) / f * OBJ_DEPTH, abs=1e-6)
+    assert c.z == pytest.approx(CAM_H - (33.5 - K[1, 2]) / f * OBJ_DEPTH, abs=1e-6)
+    assert b.bbox.size.y == pytest.approx(8 * OBJ_DEPTH / f, abs=1e-6)
+    assert b.results[0].pose.pose.position.x == pytest.approx(c.x)
+
+    m = feeder.got["map"][-1]
+    assert stamp_of(m) == s1 and m.header.frame_id == "map"
+    assert (m.info.width, m.info.height, m.info.resolution) == (70, 100, pytest.approx(0.1))
+    assert (m.info.origin.position.x, m.info.origin.position.y) == (-1.0, -5.0)
+    grid = np.asarray(m.data, np.int8).reshape(m.info.height, m.info.width)
+    cell = mapn.core.spec.to_cell
+    assert grid[cell((BASE_X + WALL_DEPTH, -1.0))] == 100     # the wall
+    assert grid[cell((BASE_X + 1.5, -1.0))] == 0              # floor in front of it
+    assert grid[cell((5.5, 0.0))] == -1                       # behind the wall
+    obj_cell = cell((BASE_X + OBJ_DEPTH + 0.05, c.y))
+    assert grid[obj_cell] == 100                              # not known as an object yet
+    t = feeder.got["temp"][-1]
+    assert stamp_of(t) == s1 and t.header.frame_id == "map"
+    tgrid = np.asarray(t.data, np.int8).reshape(t.info.height, t.info.width)
+    assert tgrid[cell((BASE_X + WALL_DEPTH, -1.0))] in (2, 3)   # 25 C, 10 C per cell value
+    info = json.loads(feeder.got["layers_info"][-1].data)
+    assert info["temperature"]["unit"] == "C" and info["frame_id"] == "map"
+
+    mem = json.loads(feeder.got["memory"][-1].data)
+    assert mem["frame_id"] == "map" and mem["stamp"] == pytest.approx(0.1)
+    (obj,) = mem["objects"]
+    assert obj["id"] == OBJ_ID and obj["label"] == "backpack" and obj["is_target"] and obj["value"] == 5
+    assert obj["reading"] == pytest.approx(180.0) and obj["state"] == "scene"
+    assert obj["last_seen"] == pytest.approx(0.1)
+    markers = feeder.got["markers"][-1].markers
+    assert markers[0].action == markers[0].DELETEALL
+    assert {mk.ns for mk in markers[1:]} == {"objects", "object_labels"}
+    assert all(mk.header.frame_id == "map" for mk in markers)
+
+    # frame 2 with its TF already there: the map follows with the new stamp
+    feeder.publish_tf(2)
+    feeder.publish_images(2)
+    s2 = conv.time_to_ns(conv.stamp_from_frame(2))
+    assert spin_until(ex, lambda: stamp_of(feeder.got["map"][-1]) == s2
+                      and stamp_of(feeder.got["det3d"][-1]) == s2)
+    grid = np.asarray(feeder.got["map"][-1].data, np.int8).reshape(100, 70)
+    assert grid[cell((BASE_X + WALL_DEPTH, -1.0))] == 100
+    assert grid[obj_cell] != 100                              # the remembered object is kept off the map
+
+    # status: the object is held
+    feeder.status.publish(String(data=json.dumps({"frame": 2, "held": OBJ_ID, "rescued_ids": []})))
+    assert spin_until(ex, lambda: json.loads(feeder.got["memory"][-1].data)["objects"][0]["state"] == "held")
+
+    # classes at run time
+    classes = json.loads(feeder.got["classes"][-1].data)
+    assert classes["classes"] == ["backpack"] and classes["source"] == "task"
+    feeder.set_classes.publish(String(data='["wall", "backpack"]'))
+    assert spin_until(ex, lambda: json.loads(feeder.got["classes"][-1].data)["source"] == "set_classes")
+    assert json.loads(feeder.got["classes"][-1].data)["classes"] == ["wall", "backpack"]
+    feeder.set_classes.publish(String(data='not json'))
+    assert spin_until(ex, lambda: json.loads(feeder.got["classes"][-1].data)["error"])
+    feeder.publish_tf(3)
+    feeder.publish_images(3)
+    s3 = conv.time_to_ns(conv.stamp_from_frame(3))
+    assert spin_until(ex, lambda: stamp_of(feeder.got["det2d"][-1]) == s3)
+    assert sorted(d.results[0].hypothesis.class_id for d in feeder.got["det2d"][-1].detections) == \
+        ["backpack", "wall"]
+
+
+def test_published_topic_lists():
+    for mod in (perception_node, mapping_node):
+        assert mod.PUBLISHED_TOPICS and all(isinstance(t, str) and "/msg/" in ty for t, ty in mod.PUBLISHED_TOPICS)
+        assert all(not t.startswith("/") for t, _ in mod.PUBLISHED_TOPICS)     # relative names
+    names = dict(perception_node.PUBLISHED_TOPICS) | dict(mapping_node.PUBLISHED_TOPICS)
+    assert names["detections_3d"] == "vision_msgs/msg/Detection3DArray"
+    assert names["map"] == "nav_msgs/msg/OccupancyGrid"
+    assert names["objects"] == "visualization_msgs/msg/MarkerArray"
+
+
+def test_startup_errors_raise_clear_exceptions(ros_context):
+    with pytest.raises(UnknownDetectorError, match="groundtruth, yolo, yolo_world"):
+        PerceptionNode(context=ros_context, parameter_overrides=[Parameter("detector", value="detectron")])
+    with pytest.raises(WeightsNotFoundError, match="/nonexistent/best.pt"):
+        PerceptionNode(context=ros_context, parameter_overrides=[
+            Parameter("detector", value="yolo"), Parameter("weights", value="/nonexistent/best.pt")])
+    with pytest.raises(ValueError, match="sensor_qos"):
+        MappingNode(context=ros_context, parameter_overrides=[Parameter("sensor_qos", value="fast")])
+
+
+def test_main_exits_non_zero_with_one_logged_error(ros_env):
+    proc = subprocess.run(
+        [sys.executable, "-m", "perception_node.perception_node", "--ros-args",
+         "-p", "detector:=yolo", "-p", "weights:=/nonexistent/best.pt"],
+        capture_output=True, text=True, timeout=20, env=dict(os.environ),
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "Traceback" not in out
+    assert "cannot start" in out and "/nonexistent/best.pt" in out
