@@ -158,11 +158,11 @@ class MappingNode(Node):
         self.core: MappingCore | None = None
         self.task: dict | None = None
         self.status: dict | None = None
+        self._early_hazards: list = []
         self.sync = StampSync({"depth", "info"}, max_pending=10)
         self.tf = TfBuffer()
         self.tf_queue = TfWaitQueue(tf_timeout, max_len=10)
-        self.stats = {"depth_frames": 0, "hazard_frames": 0, "detection_msgs": 0, "no_tf": 0,
-                      "map_s": 0.0, "hazard_s": 0.0}
+        self.stats = {"depth_frames": 0, "hazard_frames": 0, "detection_msgs": 0, "no_tf": 0, "map_s": 0.0}
 
         self.pub_map = self.create_publisher(OccupancyGrid, "map", LATCHED)
         self.pub_layers = {name: self.create_publisher(OccupancyGrid, f"hazard/{name}", LATCHED)
@@ -203,6 +203,9 @@ class MappingNode(Node):
         h, w = self.core.spec.shape
         self.get_logger().info(f"map {w} x {h} cells over {bounds} ({source})")
         self._flush()
+        early, self._early_hazards = self._early_hazards, []
+        for name, msg in early:
+            self._on_hazard(name, msg)
 
     def _on_task(self, msg: String) -> None:
         try:
@@ -285,20 +288,19 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ hazards
     def _on_hazard(self, name: str, msg: Image) -> None:
-        if self.core is None:
+        if self.core is None:                   # no bounds yet: keep a few for when they come
+            self._early_hazards = (self._early_hazards + [(name, msg)])[-6:]
             return
         try:
             img = conv.from_ros_image(msg)
             if img.ndim != 2:
                 raise ValueError(f"expected a single-channel image, got {msg.encoding}")
-            t0 = time.perf_counter()
             done = self.core.add_hazard(conv.time_to_ns(msg.header.stamp) * 1e-9, name,
                                         img.astype(np.float32, copy=False))
         except ValueError as exc:
             self.get_logger().error(f"cannot use the {name} image: {exc}", throttle_duration_sec=5.0)
             return
         if done:
-            self.stats["hazard_s"] += time.perf_counter() - t0
             self._publish_layer(name, msg.header.stamp)
 
     def _publish_layer(self, name: str, stamp) -> None:
@@ -347,21 +349,22 @@ class MappingNode(Node):
 def main(args=None) -> int:
     rclpy.init(args=args)
     logger = rclpy.logging.get_logger("mapping_node")
-    node = None
-    code = 0
     try:
         node = MappingNode()
+    except Exception as exc:                 # bad parameters, missing weights, ...: no traceback
+        logger.error(f"cannot start: {exc}" if isinstance(exc, ValueError)
+                     else f"cannot start: {type(exc).__name__}: {exc}")
+        rclpy.try_shutdown()
+        return 1
+    code = 0
+    try:
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         executor.spin()
-    except ValueError as exc:
-        logger.error(f"cannot start: {exc}")
-        code = 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
-        if node is not None:
-            node.destroy_node()
+        node.destroy_node()
         rclpy.try_shutdown()
     return code
 

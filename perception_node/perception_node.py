@@ -234,6 +234,7 @@ class PerceptionNode(Node):
         self.fatal: str | None = None
         self.labels: dict[int, str] = {}
         self.task: dict | None = None
+        self._held_group: dict | None = None
 
         self.pub_2d = self.create_publisher(Detection2DArray, "detections", RELIABLE)
         self.pub_3d = self.create_publisher(Detection3DArray, "detections_3d", RELIABLE)
@@ -310,6 +311,7 @@ class PerceptionNode(Node):
                 self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
                 self.get_logger().error(self.fatal)
             self._publish_classes()
+            self._release_held()
 
     def _on_set_classes(self, msg: String) -> None:
         try:
@@ -324,6 +326,19 @@ class PerceptionNode(Node):
 
     def _on_labels(self, msg: LabelInfo) -> None:
         self.labels = conv.from_ros_label_info(msg)
+        self._release_held()
+
+    def _waiting_for(self) -> str | None:
+        if self.classes_source == "none":
+            return "the task topic (classes)"
+        if self.detector.needs_segmentation and not self.labels:
+            return "camera/segmentation/label_info"
+        return None
+
+    def _release_held(self) -> None:
+        if self._held_group is not None and not self._waiting_for():
+            group, self._held_group = self._held_group, None
+            self._process(group)
 
     # ------------------------------------------------------------------ frames
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
@@ -346,26 +361,29 @@ class PerceptionNode(Node):
             self._process(group)
 
     def _process(self, group: dict) -> None:
+        waiting = self._waiting_for()
+        if waiting:
+            # keep the newest frame until then (in lock-step the simulator's first frame may
+            # arrive before its latched task / label info do)
+            if self._held_group is None:
+                self.get_logger().info(f"waiting for {waiting} before detecting")
+            self._held_group = group
+            return
         image_msg = group.get("rgb") or group.get("seg") or group["depth"]
         header = image_msg.header
         stamp_ns = conv.time_to_ns(header.stamp)
         self.stats["frames"] += 1
-        dets: list[Detection] = []
-        if self.classes_source != "none":
-            try:
-                t0 = time.perf_counter()
-                rgb = conv.from_ros_image(group["rgb"]) if "rgb" in group else None
-                extra = {}
-                if "seg" in group:
-                    extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
-                dets = self.detector.detect(rgb, extra)
-                self.stats["detect_s"] += time.perf_counter() - t0
-            except (DetectorError, ValueError) as exc:
-                self.get_logger().error(f"detection failed: {exc}", throttle_duration_sec=5.0)
-                dets = []
-        else:
-            self.get_logger().info("no classes yet (waiting for the task topic); publishing empty "
-                                   "detections", throttle_duration_sec=10.0)
+        try:
+            t0 = time.perf_counter()
+            rgb = conv.from_ros_image(group["rgb"]) if "rgb" in group else None
+            extra = {}
+            if "seg" in group:
+                extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
+            dets = self.detector.detect(rgb, extra)
+            self.stats["detect_s"] += time.perf_counter() - t0
+        except (DetectorError, ValueError) as exc:
+            self.get_logger().error(f"detection failed: {exc}", throttle_duration_sec=5.0)
+            dets = []
         self.stats["detections"] += len(dets)
         self.pub_2d.publish(Detection2DArray(header=header, detections=[to_detection2d(d, header) for d in dets]))
         payload = {"header": header, "dets": dets, "depth": group["depth"], "info": group["info"],
@@ -410,23 +428,24 @@ class PerceptionNode(Node):
 def main(args=None) -> int:
     rclpy.init(args=args)
     logger = rclpy.logging.get_logger("perception_node")
-    node = None
-    code = 0
     try:
         node = PerceptionNode()
+    except Exception as exc:                 # bad parameters, missing weights, ...: no traceback
+        logger.error(f"cannot start: {exc}" if isinstance(exc, (DetectorError, ValueError))
+                     else f"cannot start: {type(exc).__name__}: {exc}")
+        rclpy.try_shutdown()
+        return 1
+    code = 0
+    try:
         executor = SingleThreadedExecutor()
         executor.add_node(node)
         while rclpy.ok() and node.fatal is None:
             executor.spin_once(timeout_sec=0.1)
         code = 1 if node.fatal else 0
-    except (DetectorError, ValueError) as exc:
-        logger.error(f"cannot start: {exc}")
-        code = 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
-        if node is not None:
-            node.destroy_node()
+        node.destroy_node()
         rclpy.try_shutdown()
     return code
 

@@ -186,3 +186,82 @@ def test_yolo_world_backend_vocabulary(tiny_weights):
         assert "CLIP" in str(exc)
     else:
         assert det.classes == ["backpack", "fire extinguisher"]
+
+
+# ------------------------------------------- wrapper logic with a stand-in ultralytics
+class _T:
+    """Stands in for a torch tensor: .cpu().numpy()."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.a
+
+
+class _FakeModel:
+    names = {0: "person", 1: "backpack", 2: "cart"}
+    calls: list = []
+
+    def __init__(self, path):
+        self.path = path
+
+    def predict(self, img, **kw):
+        _FakeModel.calls.append((img, kw))
+        boxes = type("Boxes", (), {"__len__": lambda self: 2})()
+        boxes.xywh = _T([[10.0, 20.0, 4.0, 6.0], [30.0, 5.0, 2.0, 2.0]])
+        boxes.conf = _T([0.9, 0.4])
+        boxes.cls = _T([1.0, 2.0])
+        result = type("Result", (), {"boxes": boxes, "names": self.names})()
+        return [result]
+
+
+class _FakeWorld(_FakeModel):
+    def set_classes(self, classes):
+        raise RuntimeError("cannot download ViT-B-32.pt")
+
+
+@pytest.fixture
+def fake_ultralytics(monkeypatch):
+    import sys
+    import types
+    mod = types.ModuleType("ultralytics")
+    mod.YOLO, mod.YOLOWorld, mod.__version__ = _FakeModel, _FakeWorld, "fake"
+    monkeypatch.setitem(sys.modules, "ultralytics", mod)
+    _FakeModel.calls = []
+    return mod
+
+
+def test_yolo_wrapper_with_stand_in_ultralytics(fake_ultralytics, tmp_path, monkeypatch):
+    """Checks our side of the ultralytics API (BGR input, box convention, class filter,
+    errors) with a stand-in module; the real library is tested above when installed."""
+    weights = tmp_path / "w.pt"
+    weights.write_bytes(b"x")
+    det = make_detector("yolo", weights=str(weights), confidence=0.3, imgsz=320)
+    rgb = np.zeros((40, 50, 3), np.uint8)
+    rgb[..., 0] = 255                                         # red
+    out = det.detect(rgb)
+    img, kw = _FakeModel.calls[-1]
+    assert img[0, 0].tolist() == [0, 0, 255]                  # handed over as BGR
+    assert kw["conf"] == 0.3 and kw["imgsz"] == 320 and "classes" not in kw
+    assert [(d.label, d.score) for d in out] == [("backpack", 0.9), ("cart", 0.4)]
+    assert (out[0].cx, out[0].cy, out[0].w, out[0].h) == (9.5, 19.5, 4.0, 6.0)   # edge -> centre convention
+    assert out[0].instance_id is None and out[0].mask is None
+    assert det.set_classes(["cart", "fire extinguisher"]) == ["fire extinguisher"]
+    det.detect(rgb)
+    assert _FakeModel.calls[-1][1]["classes"] == [2]
+    with pytest.raises(DetectorInputError):
+        det.detect(None)
+
+    world = make_detector("yolo_world", weights=str(weights))
+    assert world.set_classes(["person", "backpack", "cart"]) == []      # saved vocabulary: no encoder
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "clip" else object())
+    with pytest.raises(TextEncoderUnavailableError, match="not installed"):
+        world.set_classes(["umbrella"])
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    with pytest.raises(TextEncoderUnavailableError, match="ViT-B-32"):
+        world.set_classes(["umbrella"])
+    assert world.classes == ["person", "backpack", "cart"]               # unchanged after a failure

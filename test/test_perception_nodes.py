@@ -23,7 +23,7 @@ try:
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-    from nav_msgs.msg import OccupancyGrid
+    from nav_msgs.msg import OccupancyGrid, Odometry
     from sensor_msgs.msg import CameraInfo, Image
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage
@@ -46,6 +46,8 @@ WAIT_S = 10.0
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,       # sim_node in lock-step
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
 
 CAM = CameraSpec(width=64, height=48, hfov_deg=90.0)
 K = CAM.intrinsics()
@@ -145,10 +147,11 @@ class Feeder:
         self.labels = n.create_publisher(LabelInfo, "camera/segmentation/label_info", LATCHED)
         self.status = n.create_publisher(String, "episode/status", LATCHED)
         self.set_classes = n.create_publisher(String, "perception/set_classes", RELIABLE)
-        self.cam = {t: n.create_publisher(Image, t, RELIABLE) for t in
+        self.cam = {t: n.create_publisher(Image, t, LOCKSTEP_SENSOR) for t in
                     ("camera/color/image_raw", "camera/depth/image_raw", "camera/segmentation/image_raw",
                      "thermal/image_raw")}
-        self.info = n.create_publisher(CameraInfo, "camera/color/camera_info", RELIABLE)
+        self.info = n.create_publisher(CameraInfo, "camera/color/camera_info", LOCKSTEP_SENSOR)
+        self.odom = n.create_publisher(Odometry, "odom", LOCKSTEP_SENSOR)
         self.got: dict[str, list] = {k: [] for k in ("det2d", "det3d", "map", "temp", "memory", "markers",
                                                      "classes", "layers_info")}
         for topic, cls, key, qos in (("detections", Detection2DArray, "det2d", RELIABLE),
@@ -175,6 +178,9 @@ class Feeder:
         self.tf.publish(conv.to_ros_tf_message([conv.to_ros_transform(
             planar(BASE_X), conv.stamp_from_frame(frame), "odom", "base_link")]))
 
+    def publish_odom(self, frame):
+        self.odom.publish(conv.to_ros_odometry(BASE_X, 0.0, 0.0, 0.0, 0.0, conv.stamp_from_frame(frame)))
+
     def publish_images(self, frame):
         stamp = conv.stamp_from_frame(frame)
         rgb, depth, seg, thermal = scene()
@@ -190,11 +196,16 @@ def stamp_of(msg):
     return conv.time_to_ns(msg.header.stamp)
 
 
+def make_nodes(context):
+    overrides = [Parameter("lockstep", value="true")]          # as text, like a launcher may pass it
+    perc = PerceptionNode(context=context, parameter_overrides=overrides)
+    mapn = MappingNode(context=context, parameter_overrides=overrides + [Parameter("step", value=1)])
+    return perc, mapn
+
+
 @pytest.fixture
 def pipeline(ros_context):
-    overrides = [Parameter("lockstep", value="true")]          # as text, like a launcher may pass it
-    perc = PerceptionNode(context=ros_context, parameter_overrides=overrides)
-    mapn = MappingNode(context=ros_context, parameter_overrides=overrides + [Parameter("step", value=1)])
+    perc, mapn = make_nodes(ros_context)
     feeder = Feeder(ros_context)
     ex = SingleThreadedExecutor(context=ros_context)
     for n in (perc, mapn, feeder.node):
@@ -309,6 +320,33 @@ def test_pipeline_outputs_types_frames_and_stamps(pipeline):
     assert spin_until(ex, lambda: stamp_of(feeder.got["det2d"][-1]) == s3)
     assert sorted(d.results[0].hypothesis.class_id for d in feeder.got["det2d"][-1].detections) == \
         ["backpack", "wall"]
+
+
+def test_late_start_in_lockstep_gets_the_current_frame(ros_context):
+    """The simulator published its frame (images, odom: transient local; /tf: volatile)
+    before the nodes started: they still map and detect it, with the pose from odom."""
+    feeder = Feeder(ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    ex.add_node(feeder.node)
+    nodes = []
+    try:
+        feeder.publish_static()
+        feeder.publish_images(4)
+        feeder.publish_odom(4)
+        nodes = make_nodes(ros_context)
+        for n in nodes:
+            ex.add_node(n)
+        s4 = conv.time_to_ns(conv.stamp_from_frame(4))
+        assert spin_until(ex, lambda: feeder.got["map"] and feeder.got["det3d"] and feeder.got["temp"]), \
+            {k: len(v) for k, v in feeder.got.items()}
+        assert stamp_of(feeder.got["map"][-1]) == s4 and stamp_of(feeder.got["det3d"][-1]) == s4
+        assert stamp_of(feeder.got["temp"][-1]) == s4
+        (b,) = feeder.got["det3d"][-1].detections
+        assert b.bbox.center.position.x == pytest.approx(BASE_X + OBJ_DEPTH + 0.25, abs=1e-6)
+    finally:
+        ex.shutdown()
+        for n in (*nodes, feeder.node):
+            n.destroy_node()
 
 
 def test_published_topic_lists():

@@ -123,8 +123,10 @@ in vec4 in_col;
 in int in_id;
 flat out vec4 v_col;
 flat out int v_id;
+out float v_z;
 void main() {
     vec3 p = view * (in_pos - eye);
+    v_z = p.z;
     gl_Position = vec4(proj.x * p.x, proj.y * p.y, proj.z * p.z + proj.w, p.z);
     v_col = in_col;
     v_id = in_id;
@@ -135,13 +137,14 @@ _GEOM_FS = """
 #version 330
 flat in vec4 v_col;
 flat in int v_id;
+in float v_z;
 layout(location = 0) out vec4 o_col;
 layout(location = 1) out int o_id;
 layout(location = 2) out float o_z;
 void main() {
     o_col = v_col;
     o_id = v_id;
-    o_z = 1.0 / gl_FragCoord.w;     // = w_clip = optical z
+    o_z = v_z;
 }
 """
 
@@ -162,41 +165,53 @@ layout(location = 2) out float o_z;
 void main() { o_col = bg; o_id = 0; o_z = inf; }
 """
 
-# Water (see WaterSurface), per pixel. The water body is the convex set
-# n_i . p <= c_i; each plane is given as (n_i, c_i - n_i . eye). Rays are
-# eye + t d with d of unit optical z (t = z-depth), as in the ray caster.
+# Water (see WaterSurface), once per pixel after the geometry: rays are
+# eye + t d with d of unit optical z (t = z-depth), as in the ray caster, and
+# are clipped (Cyrus-Beck) against the planes of the convex water body
+# n . p <= c: the surface z <= level, the bottom -z <= 0 and the slope
+# z + k u . xy <= level + k u . origin. Each plane is given by num = c - n . eye
+# (< 0: the eye is outside it, so the ray can only enter there).
+_WATER_VS = """
+#version 330
+uniform mat3 ray;          // world ray direction = ray * (window x, window y, 1)
+uniform vec2 size;         // (W, H)
+in vec2 in_ndc;
+noperspective out vec3 v_dir;
+void main() {
+    gl_Position = vec4(in_ndc, 1.0, 1.0);
+    v_dir = ray * vec3((in_ndc + 1.0) * 0.5 * size, 1.0);   // affine in window x, y
+}
+"""
+
 _WATER_FS = """
 #version 330
 uniform sampler2D col_tex;
 uniform sampler2D z_tex;
 uniform vec3 eye;
-uniform mat3 ray;          // world ray direction = ray * (window x, window y, 1)
 uniform float inf;
-uniform vec4 planes[3];    // unused planes: (0, 0, 0, 1)
+uniform vec3 nums;         // num of the surface, bottom and slope planes
+uniform vec2 slope_n;      // k u (xy of the slope plane normal; its z is 1)
 uniform float wet;         // 0: no water body at all (level <= 0)
-uniform vec4 hfield;       // (level, tan(slope), origin . u, 0)
+uniform vec4 hfield;       // (level, k, origin . u, 0)
 uniform vec2 hdir;         // u
 uniform vec3 wcol;         // water colour, 0..255
 uniform float walpha;
+noperspective in vec3 v_dir;
 layout(location = 0) out vec4 o_col;
 layout(location = 1) out float o_wd;
-
-float entry(vec4 pl, vec3 d, inout float t_out) {
-    float t = pl.w / dot(pl.xyz, d);
-    t = t > 0.0 ? t : inf;                  // the ray's one crossing, if ahead
-    if (pl.w < 0.0) return t;               // eye outside: enters there
-    t_out = min(t_out, t);                  // eye inside: leaves there
-    return 0.0;
-}
-
 void main() {
     ivec2 px = ivec2(gl_FragCoord.xy);
     vec4 c = texelFetch(col_tex, px, 0);
     float z = texelFetch(z_tex, px, 0).r;
-    vec3 d = ray * vec3(gl_FragCoord.xy, 1.0);
-    float t_out = inf;
-    float t_in = max(max(entry(planes[0], d, t_out), entry(planes[1], d, t_out)),
-                     entry(planes[2], d, t_out));
+    vec3 d = v_dir;
+    float rz = 1.0 / d.z;
+    vec3 t = nums * vec3(rz, -rz, 1.0 / (dot(slope_n, d.xy) + d.z));
+    t = mix(vec3(inf), t, greaterThan(t, vec3(0.0)));      // the crossing, if ahead
+    bvec3 outside = lessThan(nums, vec3(0.0));
+    vec3 t_enter = mix(vec3(0.0), t, outside);              // eye outside: enters there
+    vec3 t_leave = mix(t, vec3(inf), outside);              // eye inside: leaves there
+    float t_in = max(max(t_enter.x, t_enter.y), t_enter.z);
+    float t_out = min(min(t_leave.x, t_leave.y), t_leave.z);
     if (wet > 0.0 && t_in < t_out && t_in < z) {
         vec3 c8 = floor(c.rgb * 255.0 + 0.5);
         c.rgb = floor(c8 * (1.0 - walpha) + wcol * walpha + 0.5) / 255.0;
@@ -326,8 +341,9 @@ class RasterRenderer:
         self._bg = ctx.program(vertex_shader=_FULL_VS, fragment_shader=_BG_FS)
         self._bg["bg"].write(np.append(BACKGROUND / 255.0, 1.0).astype(np.float32).tobytes())
         self._bg["inf"].value = inf
-        self._water = ctx.program(vertex_shader=_FULL_VS, fragment_shader=_WATER_FS)
+        self._water = ctx.program(vertex_shader=_WATER_VS, fragment_shader=_WATER_FS)
         self._water["inf"].value = inf
+        self._water["size"].value = size
         self._water["col_tex"].value = 0
         self._water["z_tex"].value = 1
         # Window position (x, y) -> optical ray (x_n, y_n, 1), x_n = (x - W / 2) / f:
@@ -438,17 +454,17 @@ class RasterRenderer:
         return Frame(rgb, depth, seg, None, water_depth, unproject)
 
     def _water_pass(self, water: WaterSurface, pos: np.ndarray, rot: np.ndarray) -> None:
-        planes = np.zeros((3, 4), np.float32)
-        planes[:, 3] = 1.0                                 # no-op plane: eye inside
-        for j, (n, c) in enumerate(water._half_spaces()):
-            planes[j, :3] = n
-            planes[j, 3] = c - np.dot(n, pos)              # < 0: the eye is outside
+        k = float(np.tan(water.slope_rad))
         u = water.direction
+        top = water.level - pos[2]                       # z <= level
+        # z + k u . xy <= level + k u . origin; without a slope, the surface again.
+        slope = water.level + k * (water.origin @ u) - (k * u) @ pos[:2] - pos[2] if k else top
         prog = self._water
-        for name, v in (("planes", planes), ("eye", pos), ("ray", (rot @ self._kinv).T),
-                        ("hfield", [water.level, np.tan(water.slope_rad), water.origin @ u, 0]),
-                        ("hdir", u), ("wcol", water.color)):
-            prog[name].write(np.ascontiguousarray(v, np.float32).tobytes())
+        for name, v in (("nums", [top, pos[2], slope]), ("slope_n", k * u), ("eye", pos),
+                        ("ray", (rot @ self._kinv).T),            # column-major
+                        ("hfield", [water.level, k, water.origin @ u, 0.0]), ("hdir", u),
+                        ("wcol", water.color)):
+            prog[name].write(np.asarray(v, np.float32).tobytes())
         prog["wet"].value = 1.0 if water.level > 0.0 else 0.0
         prog["walpha"].value = float(water.alpha)
         self._wfbo.use()
