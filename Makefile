@@ -18,7 +18,7 @@ test: setup
 	$(PY) -m pytest -q
 
 bench-table: setup
-	for t in fire flood wind; do $(VENV)/bin/hazard table --task $$t --split test --agents random,rule,greedy,mcts,mcts_value --out-dir runs/bench; done
+	bash scripts/bench_table.sh
 
 bench-speed: setup
 	$(PY) benchmarks/bench_hazard.py
