@@ -1,7 +1,7 @@
 """The humanoid of HAZARD: a body on the floor with a head camera and one hand.
 
 Numbers (documented deviations from ThreeDWorld's Replicant, whose exact gait
-timing is not public): walking 0.1 m per frame (1 m/s at 10 frames/s), turning
+timing is not public): walking 0.05 m per frame (0.5 m/s at 10 frames/s, a cautious walk), turning
 15 degrees per frame, a pick-up (reach + reset arm) 15 frames, a drop 10 frames.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ class HumanoidSpec:
     radius: float = 0.25
     eye_height: float = 1.5
     camera_pitch_deg: float = 25.0     # head tilted down, to see objects on the floor
-    walk_per_frame: float = 0.1
+    walk_per_frame: float = 0.05
     turn_per_frame_deg: float = 15.0
     reach: float = 2.5
     pick_frames: int = 15
