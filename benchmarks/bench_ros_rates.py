@@ -16,6 +16,10 @@ whole pipeline in free-run through ``hazard_launch`` (lockstep:=false) and measu
 the latency from a depth frame's arrival to the first ``cmd_vel`` published after
 the ``map`` built from that frame arrived (mapping stamps ``map`` with the depth
 stamp): camera frame -> perception/mapping -> navigation command.
+
+Both parts use the Fast DDS profile that ``hazard_launch`` gives its nodes (a large
+shared-memory segment; ``--no-dds-profile`` for Fast DDS defaults, which lose most
+best-effort 640x480 frames).
 """
 from __future__ import annotations
 
@@ -127,6 +131,7 @@ def pipeline_available() -> str | None:
 
 def bench_latency(args, domain: int) -> dict:
     launch = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", "--no-exit-on-metrics",
+                               *(["--no-dds-profile"] if args.no_dds_profile else []),
                                f"task:={args.task}", "lockstep:=false", f"camera_width:={args.width}",
                                f"camera_height:={args.height}", "--grace", "3"],
                               env=_env(domain), stdout=subprocess.DEVNULL if not args.verbose else None,
@@ -185,13 +190,21 @@ def main() -> int:
     ap.add_argument("--latency-seconds", type=float, default=20.0)
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument("--verbose", action="store_true", help="show the pipeline's output")
+    ap.add_argument("--no-dds-profile", action="store_true",
+                    help="Fast DDS defaults instead of hazard_launch's large-data profile")
     ap.add_argument("--json", help="write the results here")
     args = ap.parse_args()
     domain = random.SystemRandom().randint(1, 101)
     os.environ.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    if not args.no_dds_profile:
+        from hazard_ros.launcher import dds_profile_env
+        os.environ.update(dds_profile_env())       # the same DDS set-up as hazard_launch gives its nodes
     rclpy.init()
     try:
-        result = {"machine": f"{platform.machine()} {os.cpu_count()} cpu", "rates": bench_rates(args, domain)}
+        result = {"machine": f"{platform.machine()} {os.cpu_count()} cpu, load {os.getloadavg()[0]:.1f}",
+                  "dds_profile": os.environ.get("FASTDDS_DEFAULT_PROFILES_FILE", "default"),
+                  "rates": bench_rates(args, domain)}
+        print(result["machine"], "| DDS profile:", result["dds_profile"])
         print(json.dumps(result["rates"], indent=2))
         why = "skipped (--skip-latency)" if args.skip_latency else pipeline_available()
         if why:

@@ -13,6 +13,7 @@ on a full install::
              env: [{name: N, value: V}]}
     - executable: {cmd: "prog --flag", name: prog, if: ..., unless: ..., env: [...]}
     - group: {scoped: true, children: [...]}   # plain nesting; ``let`` stays local if scoped
+    - set_env: {name: NAME, value: VALUE}       # for the processes after it (in its scope)
 
 Substitutions: ``$(var NAME)``, ``$(env NAME [DEFAULT])``, ``$(find-pkg-share PKG)``,
 ``$(dirname)``, ``$(equals A B)``, ``$(not-equals A B)``, ``$(not X)``,
@@ -26,7 +27,9 @@ Usage::
     hazard_launch my.launch.yaml --print             # show the commands, start nothing
     hazard_launch --show-args                        # list the launch arguments
 
-Each node runs as its own process (the console script of ``exec``) with
+Children get a Fast DDS profile with a large shared-memory segment (see
+``FASTDDS_PROFILE``; ``--no-dds-profile`` to skip). Each node runs as its own
+process (the console script of ``exec``) with
 ``--ros-args -r __node:=NAME -r __ns:=NS -p key:=value -r from:=to``; its
 output is printed with a ``[name]`` prefix. Ctrl-C (or SIGTERM) sends SIGINT
 to every child, SIGTERM after ``--grace`` seconds, SIGKILL after that. A node
@@ -40,6 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -55,6 +59,55 @@ import yaml
 PACKAGE = "hazard_stack"
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_LAUNCH_FILE = "hazard.launch.yaml"
+
+
+# Fast DDS participant profile for large images on one machine: a 32 MB shared-memory
+# segment per participant (the default 512 KB loses most best-effort 640x480 frames
+# at 30 Hz) plus plain UDPv4 for everything else. Applied to the children unless the
+# user set FASTDDS_DEFAULT_PROFILES_FILE or another RMW (see --no-dds-profile).
+FASTDDS_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
+<dds xmlns="http://www.eprosima.com">
+  <profiles>
+    <transport_descriptors>
+      <transport_descriptor>
+        <transport_id>hazard_shm</transport_id>
+        <type>SHM</type>
+        <segment_size>33554432</segment_size>
+      </transport_descriptor>
+      <transport_descriptor>
+        <transport_id>hazard_udp</transport_id>
+        <type>UDPv4</type>
+      </transport_descriptor>
+    </transport_descriptors>
+    <participant profile_name="hazard_stack_large_data" is_default_profile="true">
+      <rtps>
+        <userTransports>
+          <transport_id>hazard_shm</transport_id>
+          <transport_id>hazard_udp</transport_id>
+        </userTransports>
+        <useBuiltinTransports>false</useBuiltinTransports>
+      </rtps>
+    </participant>
+  </profiles>
+</dds>
+"""
+
+
+def dds_profile_env(env: dict | None = None) -> dict:
+    """Environment additions that apply :data:`FASTDDS_PROFILE` (empty when the user
+    already chose a profile file or an RMW other than Fast DDS)."""
+    env = os.environ if env is None else env
+    if env.get("FASTDDS_DEFAULT_PROFILES_FILE") or env.get("FASTRTPS_DEFAULT_PROFILES_FILE"):
+        return {}
+    if env.get("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp") != "rmw_fastrtps_cpp":
+        return {}
+    import tempfile
+    path = Path(tempfile.gettempdir()) / f"hazard_stack_fastdds_{os.getuid()}.xml"
+    if not path.exists() or path.read_text() != FASTDDS_PROFILE:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(FASTDDS_PROFILE)
+        tmp.replace(path)
+    return {"FASTDDS_DEFAULT_PROFILES_FILE": str(path)}
 
 
 class LaunchError(Exception):
@@ -143,9 +196,10 @@ def _is_float(v: str) -> bool:
 class Context:
     """Launch variables plus what substitutions need."""
 
-    def __init__(self, launch_file: Path, variables: dict | None = None):
+    def __init__(self, launch_file: Path, variables: dict | None = None, env: dict | None = None):
         self.launch_file = launch_file
         self.vars = dict(variables or {})
+        self.env = dict(env or {})          # set_env of this scope, given to later processes
 
     def evaluate(self, value, where: str = "") -> str:
         """Resolve every substitution of a YAML scalar (numbers / bools become text)."""
@@ -304,7 +358,7 @@ def _condition(body, ctx, where) -> bool:
 
 
 def _env(body, ctx, where) -> dict:
-    env = {}
+    env = dict(ctx.env)
     for e in body.get("env", []) or []:
         if not isinstance(e, dict) or "name" not in e:
             raise LaunchError(f"{where}: env entries need name and value")
@@ -329,8 +383,12 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
             if "name" not in body or "value" not in body:
                 raise LaunchError(f"{where}: let needs name and value")
             ctx.vars[str(body["name"])] = ctx.evaluate(body["value"], where)
+        elif kind in ("set_env", "set-env"):
+            if "name" not in body or "value" not in body:
+                raise LaunchError(f"{where}: set_env needs name and value")
+            ctx.env[str(body["name"])] = ctx.evaluate(body["value"], where)
         elif kind == "group":
-            inner = Context(ctx.launch_file, ctx.vars) if body.get("scoped", True) else ctx
+            inner = Context(ctx.launch_file, ctx.vars, ctx.env) if body.get("scoped", True) else ctx
             _run_actions(body.get("children", []), inner, overrides, procs, where)
         elif kind == "node":
             procs.append(_node_process(body, ctx, where))
@@ -345,7 +403,7 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
             procs.append(Process(name, cmd, _env(body, ctx, where)))
         else:
             raise LaunchError(f"{where}: action {kind!r} is not supported by hazard_launch "
-                              "(supported: arg, let, node, executable, group)")
+                              "(supported: arg, let, node, executable, group, set_env)")
 
 
 def _param_text(value: str) -> str:
@@ -396,6 +454,16 @@ def _entry_point(pkg: str, exe: str) -> tuple[str, str] | None:
     return None
 
 
+def _setup_py_entry(exe: str) -> tuple[str, str] | None:
+    """(module, function) of a console script in this checkout's setup.py (declared
+    there but not installed yet)."""
+    setup = REPO_ROOT / "setup.py"
+    if not setup.is_file():
+        return None
+    m = re.search(rf"[\"']\s*{re.escape(exe)}\s*=\s*([\w.]+)\s*:\s*(\w+)\s*[\"']", setup.read_text())
+    return (m.group(1), m.group(2)) if m else None
+
+
 def find_executable(pkg: str, exe: str, where: str = "") -> str | list:
     """The console script of ``exe``: this venv's bin, ``<prefix>/lib/<pkg>``, PATH, or
     (a script declared but not installed) ``python -c`` calling its entry point."""
@@ -406,7 +474,7 @@ def find_executable(pkg: str, exe: str, where: str = "") -> str | list:
     found = shutil.which(exe)
     if found:
         return found
-    target = _entry_point(pkg, exe)
+    target = _entry_point(pkg, exe) or (_setup_py_entry(exe) if pkg == PACKAGE else None)
     if target:                                   # declared but its script is not installed (yet)
         module, func = target
         return [sys.executable, "-c", f"import sys; from {module} import {func} as f; sys.exit(f())"]
@@ -427,14 +495,16 @@ def _die_with_parent():
 
 class Runner:
     def __init__(self, desc: LaunchDescription, grace: float = 5.0, exit_on: str | None = None,
-                 out=sys.stdout):
+                 out=sys.stdout, base_env: dict | None = None):
         self.desc, self.grace, self.exit_on, self.out = desc, grace, exit_on, out
+        self.base_env = dict(os.environ if base_env is None else base_env)
         self.children: dict[str, subprocess.Popen] = {}
         self.threads: list[threading.Thread] = []
         self.lock = threading.Lock()
         self.stop_reason: str | None = None
         self.exit_code = 0
         self.metrics: dict | None = None
+        self.linger = 0.0                   # seconds to let the others run after a stop request
 
     def say(self, name: str, line: str) -> None:
         with self.lock:
@@ -449,7 +519,7 @@ class Runner:
     def start(self) -> None:
         # all children first: preexec_fn is only safe before other threads run
         for p in self.desc.processes:
-            env = dict(os.environ, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0", **p.env)
+            env = dict(self.base_env, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0", **p.env)
             try:
                 proc = subprocess.Popen(p.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True, preexec_fn=_die_with_parent)
@@ -491,6 +561,8 @@ class Runner:
             if self.stop_reason is None and len(ended) == len(self.children):
                 self.request_stop("all processes ended")
             time.sleep(poll)
+        if self.linger > 0 and self.stop_reason == "episode finished":
+            time.sleep(self.linger)         # let recorders and loggers take the last messages
         self.shutdown()
         return self.exit_code
 
@@ -571,6 +643,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grace", type=float, default=5.0, help="seconds between SIGINT and SIGTERM (default 5)")
     ap.add_argument("--no-exit-on-metrics", action="store_true", help="keep running after episode/metrics")
     ap.add_argument("--metrics-out", metavar="FILE", help="also write the final metrics JSON here")
+    ap.add_argument("--linger", type=float, default=1.0,
+                    help="seconds the processes keep running after the final metrics (default 1)")
+    ap.add_argument("--no-dds-profile", action="store_true",
+                    help="do not give the children the large-data Fast DDS profile")
     ap.add_argument("--print", dest="dry", action="store_true", help="print the commands, start nothing")
     ap.add_argument("--show-args", action="store_true", help="list the launch arguments and exit")
     opts = ap.parse_args(argv)
@@ -605,7 +681,16 @@ def main(argv: list[str] | None = None) -> int:
         print("hazard_launch: nothing to start", file=sys.stderr)
         return 0
 
-    runner = Runner(desc, opts.grace, opts.exit_on)
+    base_env = dict(os.environ)
+    if (REPO_ROOT / "hazard_ros").is_dir():      # run from a checkout: children import the same code
+        paths = [p for p in base_env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        if str(REPO_ROOT) not in paths:
+            base_env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *paths])
+    if not opts.no_dds_profile:
+        base_env.update(dds_profile_env(base_env))
+        os.environ.update(base_env)                 # the metrics watcher's participant too
+    runner = Runner(desc, opts.grace, opts.exit_on, base_env=base_env)
+    runner.linger = max(0.0, opts.linger)
 
     def on_signal(signum, frame):
         runner.say("launcher", f"{signal.Signals(signum).name}: stopping")

@@ -250,8 +250,11 @@ class Recorder(Node):
         self.closed = True
         self.writer.finish()
         self._file.close()
-        total = sum(self.counts.values())
-        self.get_logger().info(f"recorded {total} messages on {len(self.counts)} topics to {self.path}")
+        text = f"recorded {sum(self.counts.values())} messages on {len(self.counts)} topics to {self.path}"
+        if self.context.ok():
+            self.get_logger().info(text)
+        else:                                   # after Ctrl-C the context is gone: no /rosout
+            print(f"[mcap_recorder] {text}", file=sys.stderr)
 
 
 def main(args=None) -> int:

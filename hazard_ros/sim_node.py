@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 import rclpy
@@ -45,6 +46,7 @@ from vision_msgs.msg import LabelInfo
 
 from hazard_ros import conversions as conv
 from hazard_sim import teleop
+from hazard_sim.dataset import DatasetError
 from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.world import FRAME_DT
@@ -138,9 +140,10 @@ class SimNode(Node):
             self.env = HazardEnv(p["task"], p["split"], p["episode"], seed=p["seed"],
                                  camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
                                  hazards_affect_agent=p["hazards_affect_agent"],
-                                 dataset_root=p["dataset_root"] or None, frame_limit=p["frame_limit"] or None)
+                                 dataset_root=Path(p["dataset_root"]) if p["dataset_root"] else None,
+                                 frame_limit=p["frame_limit"] or None)
             self.env.reset()
-        except (IndexError, KeyError, FileNotFoundError) as exc:
+        except (IndexError, KeyError, OSError, DatasetError) as exc:
             raise ValueError(f"cannot load episode {p['task']}/{p['split']}/{p['episode']}: "
                              f"{exc.args[0] if exc.args else exc}") from None
         env = self.env
@@ -273,7 +276,8 @@ class SimNode(Node):
     def _publish_camera(self, stamp, everything: bool) -> None:
         """Render (always: the env tracks what was seen) and publish the images."""
         want_hazard = self.hazard_topic is not None and self._wanted(self.hazard_topic, everything)
-        obs = teleop.observe(self.env, hazard=want_hazard)
+        # the env's observation map only serves its walk_to action, which no ROS interface runs
+        obs = teleop.observe(self.env, hazard=want_hazard, observation_map=False)
         cam = self.env.camera
         frame_id = "camera_optical_frame"
         for topic, key in (("camera/color/image_raw", "rgb"), ("camera/depth/image_raw", "depth"),

@@ -37,7 +37,8 @@ def _agent_kwargs(a) -> dict:
 def cmd_run(a) -> int:
     from hazard_sim.runner import run_episode
     m = run_episode(a.task, a.split, a.episode, a.agent, a.seed, camera=_camera(a), save_viz=a.save_viz,
-                    hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a))
+                    hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a),
+                    render_backend=a.render_backend)
     if a.json:
         print(json.dumps(m, sort_keys=True))
     else:
@@ -135,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--width", type=int, default=256)
         sp.add_argument("--height", type=int, default=256)
         sp.add_argument("--hfov", type=float, default=90.0)
+        sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
 
     r = sub.add_parser("run", help="run one episode")
     common(r)

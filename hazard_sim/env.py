@@ -22,7 +22,7 @@ from hazard_sim.navigation.grid import (GridSpec, goal_cells_near, inflate, plan
                                         simplify_path)
 from hazard_sim.navigation.observed_map import ObservedMap
 from hazard_sim.render.camera import CameraSpec
-from hazard_sim.render.raycast import RaycastRenderer
+from hazard_sim.render.backend import backend_name, make_renderer
 from hazard_sim.world import FLAME_ID, FRAME_DT, World
 
 FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
@@ -52,7 +52,9 @@ class HazardEnv(gym.Env):
     Parameters: ``task`` (fire | flood | wind), ``split`` (train | test), ``episode``
     index or an ``episode_spec`` dict, ``camera`` (a CameraSpec), ``hazards_affect_agent``
     (HAZARD's harder setting), ``render_every`` (frames between observations while
-    walking), ``dataset_root`` (another dataset directory).
+    walking), ``dataset_root`` (another dataset directory), ``render_backend`` ("auto":
+    software-OpenGL rasterizer if it runs here, else the Open3D ray caster; both give the
+    same images up to triangle edges, so results are reproducible per backend).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
@@ -60,7 +62,8 @@ class HazardEnv(gym.Env):
     def __init__(self, task: str = "fire", split: str = "test", episode: int = 0, *,
                  episode_spec: dict | None = None, seed: int = 0, camera: CameraSpec = CameraSpec(),
                  hazards_affect_agent: bool = False, render_every: int = 10, dataset_root=None,
-                 humanoid: HumanoidSpec = HumanoidSpec(), frame_limit: int | None = None):
+                 humanoid: HumanoidSpec = HumanoidSpec(), frame_limit: int | None = None,
+                 render_backend: str = "auto"):
         if task not in FRAME_LIMITS:
             raise ValueError(f"unknown task {task!r}: expected one of fire, flood, wind")
         self.task, self.split, self.episode_index = task, split, episode
@@ -89,7 +92,8 @@ class HazardEnv(gym.Env):
             "object": spaces.Discrete(1 << 16),
             "amount": spaces.Box(-360.0, 360.0, (1,), np.float32),
         })
-        self.renderer = RaycastRenderer(camera)
+        self.renderer = make_renderer(camera, render_backend)
+        self.render_backend = backend_name(self.renderer)
         self.world = None
 
     # ================================================================ set-up
@@ -210,6 +214,11 @@ class HazardEnv(gym.Env):
 
     def render(self):
         return self.last_obs["rgb"]
+
+    def close(self):
+        close = getattr(self.renderer, "close", None)
+        if close is not None:
+            close()
 
     # ================================================================ time
     def _advance(self, n: int = 1) -> int:
@@ -503,6 +512,7 @@ class HazardEnv(gym.Env):
         m.update({
             "task": self.task, "split": self.split, "episode": self.spec_dict["index"],
             "scene": self.spec_dict["scene"], "seed": self._seed, "frames": self.world.frame,
+            "render_backend": self.render_backend,
             "targets": len(targets), "target_value": sum(o.category.value for o in targets),
             "rescued": [r.__dict__ for r in self.rescued],
         })

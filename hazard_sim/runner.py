@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -19,12 +20,12 @@ MAX_ACTIONS = 2000
 def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, *,
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
                 hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
-                dataset_root=None, frame_limit: int | None = None) -> dict:
+                dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto") -> dict:
     """Run one episode to its end and return its metrics (a JSON-able dict)."""
     t0 = time.perf_counter()
     env = HazardEnv(task, split, episode, seed=seed, camera=camera,
                     hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
-                    frame_limit=frame_limit)
+                    frame_limit=frame_limit, render_backend=render_backend)
     obs, info = env.reset()
     pol = make_agent(agent, seed=seed, **(agent_kwargs or {}))
     pol.reset(obs, info)
@@ -43,6 +44,7 @@ def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, 
         if recorder:
             recorder.add(info, obs)
     m = env.metrics()
+    env.close()
     m.update({"agent": agent, "actions": actions, "failed_actions": failed,
               "wall_time_s": round(time.perf_counter() - t0, 3)})
     if recorder:
@@ -108,7 +110,10 @@ def bench(task: str, split: str, agent: str, episodes: list[int], workers: int =
             for j in jobs:
                 record(_run_one(j))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # forkserver: workers never inherit the parent's OpenGL state (llvmpipe's threads do
+            # not survive fork) and start from a clean interpreter
+            ctx = multiprocessing.get_context("forkserver")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
                 futs = [pool.submit(_run_one, j) for j in jobs]
                 for f in as_completed(futs):
                     record(f.result())

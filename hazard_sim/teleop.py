@@ -81,25 +81,29 @@ def drive(env, v: float, w: float) -> DriveResult:
 
 
 # ============================================================================ camera
-def observe(env, hazard: bool = True) -> dict:
+def observe(env, hazard: bool = True, observation_map: bool = True) -> dict:
     """Render the head camera as ``HazardEnv._observe`` does (updating the
     observed objects and the env's observation map). With ``hazard=False`` the
     hazard image (thermal / water level, the costliest post-processing) is left
-    out (``obs["hazard"] is None``). The env's per-action observation list is
+    out (``obs["hazard"] is None``); with ``observation_map=False`` the env's
+    observation map (used only by its ``walk_to`` action) is not updated, which
+    saves unprojecting every pixel. The env's per-action observation list is
     cleared: a caller that drives frame by frame would otherwise grow it forever.
     """
-    if hazard:
+    if hazard and observation_map:
         obs = env._observe()
     else:
         env._refresh_dynamic()
         pos, rot = env.agent.camera_pose()
         frame = env.renderer.render(pos, rot, env.world.hazard.water_surface())
         movable = np.isin(frame.seg, [o.id for o in env.world.objects]) | (frame.seg == FLAME_ID)
-        env.memory_map.integrate(frame.points, movable)
+        if observation_map:
+            env.memory_map.integrate(frame.points, movable)
         env.observed_ids |= set(np.unique(frame.seg[movable]).tolist())
         pose = np.eye(4)
         pose[:3, :3], pose[:3, 3] = rot, pos
-        obs = {"rgb": frame.rgb, "depth": frame.depth, "seg": frame.seg, "hazard": None,
+        obs = {"rgb": frame.rgb, "depth": frame.depth, "seg": frame.seg,
+               "hazard": env.world.hazard.hazard_image(frame, env.world) if hazard else None,
                "camera_K": env.camera.intrinsics(), "camera_pose": pose,
                "agent_pose": np.array([*env.agent.xy, env.agent.yaw]),
                "held": np.int64(env.agent.held.id if env.agent.held else -1),
@@ -174,18 +178,14 @@ def lidar_scan(env, beams: int = 360, rings: int = 16, vfov_deg=(-15.0, 15.0),
     """Points (N, 3) float32 in the lidar frame (x forward, z up, at ``height``
     above the body origin) of one 360 degree scan: all rays in one cast on the
     env renderer's scene (walls, furniture, objects, flames; water is not seen)."""
-    import open3d as o3d
     env._refresh_dynamic()
-    renderer = env.renderer
-    if renderer._scene is None:
-        renderer._build()
     local = lidar_directions(beams, rings, vfov_deg)
     c, s = math.cos(env.agent.yaw), math.sin(env.agent.yaw)
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], np.float32)
     rays = np.empty((len(local), 6), np.float32)
     rays[:, :3] = (env.agent.xy[0], env.agent.xy[1], height)
     rays[:, 3:] = local @ rot.T
-    t = renderer._scene.cast_rays(o3d.core.Tensor.from_numpy(rays), nthreads=renderer.nthreads)["t_hit"].numpy()
+    t = env.renderer.cast_rays(rays)
     hit = t <= max_range
     return local[hit] * t[hit, None]
 

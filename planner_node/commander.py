@@ -165,16 +165,16 @@ class Navigator:
         return self._wait_future(fut, timeout_sec)
 
     def wait_for_task(self, timeout_sec: float | None = None, cancel_if=None) -> TaskResult:
-        """Block until the task ends.  ``cancel_if(feedback)`` returning True cancels it once
-        (e.g. a sim-time budget on ``feedback.navigation_time``); ``timeout_sec`` (wall)
-        cancels it too.  Returns :meth:`get_result`."""
+        """Block until the task ends.  ``cancel_if(feedback)`` (feedback may be None before
+        the first one) returning True cancels it once (e.g. a sim-time budget on
+        ``feedback.navigation_time``); ``timeout_sec`` (wall) cancels it too.  Returns
+        :meth:`get_result`."""
         end = None if timeout_sec is None else time.monotonic() + timeout_sec
         cancel_deadline = None
         while not self.is_task_complete(0.1):
             now = time.monotonic()
             if cancel_deadline is None:
-                if (end is not None and now > end) or \
-                        (cancel_if is not None and self.feedback is not None and cancel_if(self.feedback)):
+                if (end is not None and now > end) or (cancel_if is not None and cancel_if(self.feedback)):
                     self.cancel_task()
                     cancel_deadline = now + 10.0        # give the server a moment to answer
             elif now > cancel_deadline:

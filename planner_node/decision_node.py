@@ -340,9 +340,14 @@ class DecisionNode(Node):
         limit = None if max_frames is None else max_frames * self.frame_dt
 
         def over(fb):
-            return limit is not None and fb.navigation_time.sec + fb.navigation_time.nanosec * 1e-9 >= limit - 1e-6
+            if self.metrics is not None:          # the episode ended under way
+                return True
+            return limit is not None and fb is not None and \
+                fb.navigation_time.sec + fb.navigation_time.nanosec * 1e-9 >= limit - 1e-6
 
-        res = self.navigator.wait_for_task(timeout_sec=None if self.lockstep else 600.0, cancel_if=over)
+        res = self.navigator.wait_for_task(cancel_if=over)
+        if self.metrics is not None and res != TaskResult.SUCCEEDED:
+            return False, "the episode is over"
         if res == TaskResult.SUCCEEDED:
             return True, ""
         if res == TaskResult.CANCELED and max_frames is not None:
@@ -350,6 +355,15 @@ class DecisionNode(Node):
             left = f" ({fb.distance_remaining:.1f} m left)" if fb is not None else ""
             return False, f"not there after {max_frames} frames{left}"
         return False, self.navigator.error_msg or f"navigation ended {res.name.lower()}"
+
+    def _moved_from(self, pose) -> float | None:
+        """Distance of the base (latest TF) from ``pose``."""
+        with self._cv:
+            try:
+                T = self.tf.lookup(self.global_frame, self.base_frame)
+            except LookupError:
+                return None
+        return float(np.hypot(T[0, 3] - pose[0], T[1, 3] - pose[1]))
 
     def _trigger(self, client, name: str):
         if not client.wait_for_service(timeout_sec=self.wait_timeout):
@@ -385,7 +399,12 @@ class DecisionNode(Node):
                 reason = f"stopped {stand:.2f} m from the object: furniture in the way"
             return ok, reason, keep
         if name == "move_by":
-            return (*self._navigate(*move_goal(pose, float(action[1]))), keep)
+            dist = float(action[1])
+            ok, reason = self._navigate(*move_goal(pose, dist))
+            moved = self._moved_from(pose)
+            if ok and moved is not None and moved < abs(dist) - 0.05:
+                ok, reason = False, f"blocked after {moved:.2f} m"     # as HazardEnv's move_by
+            return ok, reason, keep
         if name == "turn_by":
             return (*self._navigate(*turn_goal(pose, float(action[1]))), keep)
         if name == "turn_to":
@@ -400,10 +419,12 @@ class DecisionNode(Node):
                     return False, reason, keep
                 keep.append(self.current_frame())
             return True, "", keep
-        if name == "pick_up":
-            return (*self._trigger(self.pick_client, "pick_up"), keep)
-        if name == "drop":
-            return (*self._trigger(self.drop_client, "drop"), keep)
+        if name in ("pick_up", "drop"):
+            ok, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
+            if ok:          # the status with the new hands arrives on its own topic: wait for it
+                want_empty = name == "drop"
+                self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
+            return ok, reason, keep
         if name == "stop":
             self.navigator.cancel_task()
             return True, "", keep

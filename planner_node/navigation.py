@@ -8,7 +8,8 @@ are free (the robot explores a partly seen map).
 
 The follower turns in place when the path bends away by more than a threshold, otherwise
 tracks the path with pure pursuit, and at the end turns in place to the goal yaw.  Its
-limits match the HAZARD humanoid (0.1 m and 15 degrees per 0.1 s frame).  It works in
+limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame 0.05 m and
+15 degrees).  It works in
 any time base (the node feeds it sim time), reports its distance and time remaining, and
 flags a robot that makes no progress ("stuck").
 
@@ -26,8 +27,10 @@ from enum import IntEnum
 import numpy as np
 from scipy import ndimage
 
+from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import (GridSpec, distance_field, goal_cells_near, inflate, plan_path,
                                         simplify_path)
+from hazard_sim.world import FRAME_DT
 
 OCCUPIED_THRESHOLD = 50
 
@@ -317,13 +320,20 @@ def approach_pose(blocked: np.ndarray, spec: GridSpec, robot_xy, target_xy, stan
 
 # ============================================================================ following
 
+_BODY = HumanoidSpec()
+#: the humanoid's speed limits (``HumanoidSpec``: metres and degrees per 0.1 s frame)
+HUMANOID_MAX_LINEAR = _BODY.walk_per_frame / FRAME_DT                     # m/s
+HUMANOID_MAX_ANGULAR = math.radians(_BODY.turn_per_frame_deg) / FRAME_DT  # rad/s
+
+
 @dataclass(frozen=True)
 class FollowerConfig:
-    """Limits and tolerances; the defaults are the HAZARD humanoid's (1 m/s, 150 deg/s)."""
+    """Limits and tolerances; the speed limits default to the HAZARD humanoid's
+    (``HumanoidSpec``: 0.05 m and 15 degrees per 0.1 s frame = 0.5 m/s, 150 deg/s)."""
 
-    max_linear: float = 1.0                          # m/s (0.1 m per 0.1 s frame)
-    max_angular: float = math.radians(150.0)         # rad/s (15 degrees per frame)
-    control_period: float = 0.1                      # s between commands
+    max_linear: float = HUMANOID_MAX_LINEAR          # m/s
+    max_angular: float = HUMANOID_MAX_ANGULAR        # rad/s
+    control_period: float = FRAME_DT                 # s between commands
     xy_tolerance: float = 0.25                       # m
     yaw_tolerance: float = math.radians(10.0)        # rad
     fine_xy: float = 0.03                            # m: done at once when this close

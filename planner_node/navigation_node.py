@@ -14,7 +14,7 @@ Parameters (read once at start-up):
   control_rate (10 Hz)       free-run cycle rate, on the node clock (sim time with use_sim_time)
   frame_dt (0.1 s)           simulator frame length (lock-step: frame n has stamp n * frame_dt)
   xy_goal_tolerance (0.25 m), yaw_goal_tolerance (10 deg)
-  max_linear_speed (1.0 m/s), max_angular_speed (150 deg/s)
+  max_linear_speed, max_angular_speed (deg/s): the humanoid's (HumanoidSpec: 0.5 m/s, 150 deg/s)
   goal_snap_radius (0.5 m)   a goal inside an obstacle moves to the nearest free cell this near
   stuck_time (3.0 s), max_recoveries (2): no progress for stuck_time -> replan (a recovery);
                              after max_recoveries the goal fails (FAILED_TO_MAKE_PROGRESS)
@@ -38,6 +38,7 @@ from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.duration import Duration as RclDuration
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -46,8 +47,8 @@ from tf2_msgs.msg import TFMessage
 
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.tf_math import TfBuffer, TfLookupError
-from planner_node.navigation import (ErrorCode, FollowerConfig, GridPlanner, NavigationError, OccupancyMap,
-                                     PathFollower, path_length)
+from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
+                                     GridPlanner, NavigationError, OccupancyMap, PathFollower, path_length)
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [
@@ -92,8 +93,8 @@ class NavigationNode(Node):
         self.frame_dt = float(p("frame_dt", 0.1).value)
         xy_tol = float(p("xy_goal_tolerance", 0.25).value)
         yaw_tol = math.radians(float(p("yaw_goal_tolerance", 10.0).value))
-        vmax = float(p("max_linear_speed", 1.0).value)
-        wmax = math.radians(float(p("max_angular_speed", 150.0).value))
+        vmax = float(p("max_linear_speed", HUMANOID_MAX_LINEAR).value)
+        wmax = math.radians(float(p("max_angular_speed", math.degrees(HUMANOID_MAX_ANGULAR)).value))
         snap = float(p("goal_snap_radius", 0.5).value)
         stuck = float(p("stuck_time", 3.0).value)
         self.max_recoveries = int(p("max_recoveries", 2).value)
@@ -118,7 +119,8 @@ class NavigationNode(Node):
         self._tick = 0
         self._drive_lock = threading.Lock()
         self._active_goal = None
-        self.cycle_times: list[float] = []      # wall seconds per control cycle (diagnostics)
+        self.cycle_times: list[float] = []      # wall s per control cycle, waiting included (diagnostics)
+        self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
 
         if not self.enabled:
             self.get_logger().info("navigation disabled (enabled: false): no navigate_to_pose server; "
@@ -290,6 +292,10 @@ class NavigationNode(Node):
         """Let one control period pass: lock-step = advance the simulator one frame and wait
         for its map and pose; free-run = wait for the next timer tick."""
         if self.lockstep:
+            # the command must be in the simulator before the step: cmd_vel and sim/step are
+            # separate DDS channels, so wait until every cmd_vel reader acknowledged it
+            if not self.cmd_pub.wait_for_all_acked(RclDuration(seconds=self.wait_timeout)):
+                raise NavigationError(ErrorCode.TIMEOUT, "lock-step: cmd_vel was not acknowledged by the simulator")
             if not self.step_client.wait_for_service(timeout_sec=self.wait_timeout):
                 raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
             fut = self.step_client.call_async(Trigger.Request())
@@ -397,9 +403,10 @@ class NavigationNode(Node):
                     twist = Twist()
                     twist.linear.x, twist.angular.z = float(cmd.v), float(cmd.w)
                     self.cmd_pub.publish(twist)
+                    self.compute_times.append(time.perf_counter() - c0)
                     self._next_cycle(gh)
                     self.cycle_times.append(time.perf_counter() - c0)
-                    del self.cycle_times[:-1000]
+                    del self.cycle_times[:-1000], self.compute_times[:-1000]
         except _Preempted:
             result.error_code = ErrorCode.UNKNOWN
             result.error_msg = "preempted by a newer goal"

@@ -4,7 +4,8 @@
 #      (to build the ROS interface packages); only what is missing, with apt-get.
 #   2. A virtual environment .venv with the pinned Python dependencies (requirements.txt)
 #      and this package installed editable (`pip install -e .`).
-#   3. ROS 2 from PyPI wheels plus the interface packages built from interfaces/
+#   3. Mesa's software OpenGL through EGL (scripts/setup_gl.sh) for the fast raster renderer.
+#   4. ROS 2 from PyPI wheels plus the interface packages built from interfaces/
 #      (scripts/setup_ros.sh); skipped where a ROS 2 install is sourced.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,5 +37,6 @@ if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
   "$VENV/bin/python" -m pip install -q --no-deps -e "$REPO"
   echo "$want" > "$stamp"
 fi
+bash "$REPO/scripts/setup_gl.sh" "$VENV"
 bash "$REPO/scripts/setup_ros.sh" "$VENV"
 log "ready: $VENV"

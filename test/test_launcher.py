@@ -75,7 +75,7 @@ def test_overrides_and_recorder_condition(fake_bin):
     assert {"task:=flood", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
     assert "-r" in procs["sim_node"].cmd and "__ns:=/robot1" in procs["sim_node"].cmd
     assert "agent:=mcts" in ros_params(procs["decision_node"].cmd)
-    assert ros_params(procs["mcap_recorder"].cmd) == ["output:=/tmp/run.mcap"]
+    assert ros_params(procs["mcap_recorder"].cmd) == ["output:='/tmp/run.mcap'"]
 
 
 def test_unknown_argument_is_an_error(fake_bin, capsys):
@@ -138,6 +138,7 @@ def test_file_errors(tmp_path, fake_bin):
         launch:
         - arg: {name: use, default: "false"}
         - let: {name: base, value: "run_$(var use)"}
+        - set_env: {name: HAZARD_MODE, value: "test_$(var use)"}
         - group:
             children:
             - let: {name: inner, value: "1"}
@@ -148,8 +149,17 @@ def test_file_errors(tmp_path, fake_bin):
         """), {})
     procs = by_name(desc)
     assert list(procs) == ["run_false", "b"]
-    assert "cmd_vel:=safe_cmd" in procs["run_false"].cmd and procs["run_false"].env == {"E": "1"}
+    assert "cmd_vel:=safe_cmd" in procs["run_false"].cmd
+    assert procs["run_false"].env == {"E": "1", "HAZARD_MODE": "test_false"} and procs["b"].env == {"HAZARD_MODE": "test_false"}
     assert procs["b"].cmd[:3] == ["/opt/bin/b", "--x", "1"]
+
+
+def test_dds_profile_env(tmp_path):
+    env = launcher.dds_profile_env({})
+    path = Path(env["FASTDDS_DEFAULT_PROFILES_FILE"])
+    assert path.read_text() == launcher.FASTDDS_PROFILE and "<segment_size>" in path.read_text()
+    assert launcher.dds_profile_env({"FASTDDS_DEFAULT_PROFILES_FILE": "/mine.xml"}) == {}      # the user's wins
+    assert launcher.dds_profile_env({"RMW_IMPLEMENTATION": "rmw_cyclonedds_cpp"}) == {}
 
 
 def test_missing_executable_is_reported(tmp_path):

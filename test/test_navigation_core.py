@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from hazard_sim.navigation.grid import inflate
-from planner_node.navigation import (ErrorCode, FollowerConfig, GridPlanner, NavigationError, OccupancyMap,
-                                     PathFollower, approach_pose, wrap)
+from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
+                                     GridPlanner, NavigationError, OccupancyMap, PathFollower, approach_pose, wrap)
 
 RES = 0.1
 FRAME = 0.1
+VMAX, WMAX = HUMANOID_MAX_LINEAR, HUMANOID_MAX_ANGULAR     # the humanoid's: 0.5 m/s, 150 deg/s
 
 
 def room(h: int = 80, w: int = 120) -> np.ndarray:
@@ -192,10 +193,10 @@ def test_follower_converges_on_a_straight_line_within_limits():
     pose, cmds, trace = drive(f, (1.0, 2.0, 0.0))
     assert cmds[-1].status == "succeeded"
     assert np.hypot(pose[0] - 6.0, pose[1] - 2.0) <= 0.25
-    assert len(cmds) - 1 <= 5.0 / 0.1 + 2               # ~1 m/s, no dawdling
+    assert len(cmds) - 1 <= 5.0 / (VMAX * FRAME) + 2    # full speed, no dawdling
     assert np.abs(trace[:, 1] - 2.0).max() < 1e-6       # stays on the line
     for c in cmds:
-        assert abs(c.v) <= 1.0 + 1e-9 and abs(c.w) <= math.radians(150) + 1e-9
+        assert abs(c.v) <= VMAX + 1e-9 and abs(c.w) <= WMAX + 1e-9
     rem = [c.distance_remaining for c in cmds[:-1]]
     assert rem[0] == pytest.approx(5.0) and all(a >= b - 1e-9 for a, b in zip(rem, rem[1:]))
 
@@ -205,7 +206,7 @@ def test_follower_starts_facing_away_turns_first():
     f.set_path(np.array([[1.0, 2.0], [4.0, 2.0]]), goal_yaw=0.0)
     pose, cmds, _ = drive(f, (1.0, 2.0, math.pi))
     assert cmds[0].status == "turning" and cmds[0].v == 0.0
-    assert abs(cmds[0].w) == pytest.approx(math.radians(150))
+    assert abs(cmds[0].w) == pytest.approx(WMAX)
     assert cmds[-1].status == "succeeded"
     assert np.hypot(pose[0] - 4.0, pose[1] - 2.0) <= 0.25 and abs(wrap(pose[2])) <= math.radians(10)
 
@@ -219,7 +220,7 @@ def test_follower_turns_in_place_to_goal_yaw():
     assert np.allclose(trace[:, :2], (3.0, 3.0))
     assert abs(wrap(pose[2] - math.radians(90))) <= math.radians(10)
     assert len(cmds) - 1 == 6                          # 90 deg at 15 deg per frame
-    assert all(abs(c.w) <= math.radians(150) + 1e-9 for c in cmds)
+    assert all(abs(c.w) <= WMAX + 1e-9 for c in cmds)
 
 
 def test_follower_through_the_door_without_collision():
@@ -232,7 +233,14 @@ def test_follower_through_the_door_without_collision():
     pose, cmds, trace = drive(f, (1.0, 1.0, 0.0), blocked=truth)
     assert cmds[-1].status == "succeeded", cmds[-1]
     assert np.hypot(pose[0] - 11.0, pose[1] - 1.0) <= 0.25
-    assert len(cmds) < plan.length / 0.1 + 40
+    assert len(cmds) < plan.length / (VMAX * FRAME) + 40
+
+
+def test_limits_are_the_humanoids():
+    from hazard_sim.embodiment.humanoid import HumanoidSpec
+    spec = HumanoidSpec()
+    assert VMAX * FRAME == pytest.approx(spec.walk_per_frame)
+    assert math.degrees(WMAX) * FRAME == pytest.approx(spec.turn_per_frame_deg)
 
 
 def test_follower_reports_stuck():

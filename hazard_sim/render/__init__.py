@@ -1,5 +1,7 @@
 """CPU rendering of box scenes (RGB, z-depth, instance segmentation, water)."""
 from .camera import CameraSpec, optical_rotation
+from .backend import backend_name, make_renderer
 from .raycast import Frame, RaycastRenderer, WaterSurface
 
-__all__ = ["CameraSpec", "Frame", "RaycastRenderer", "WaterSurface", "optical_rotation"]
+__all__ = ["CameraSpec", "Frame", "RaycastRenderer", "WaterSurface", "backend_name", "make_renderer",
+           "optical_rotation"]

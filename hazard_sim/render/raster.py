@@ -9,8 +9,9 @@ by rays, which is several times faster on a small CPU
 Per frame:
 
 1. One geometry pass writes three render targets at once: the shaded colour
-   (RGBA8), the instance id (R32I) and the metric z-depth (R32F, computed as
-   ``1 / gl_FragCoord.w``: the clip w of this projection *is* the optical z).
+   (RGBA8), the instance id (R32I) and the metric z-depth (R32F: the optical
+   z interpolated perspective-correctly, i.e. exact for planar faces, not
+   recovered from the depth buffer).
    A full-screen triangle on the far plane (depth test ``<=``) then fills the
    pixels where nothing was hit: background colour, id 0, depth +inf.
 2. With water only: one full-screen pass reads colour and z-depth back as
@@ -42,31 +43,43 @@ ray/triangle test) and, where two surfaces nearly coincide, which one wins.
 
 Threads and processes: an OpenGL context is current in at most one thread at
 a time. Each renderer owns its own context and makes it current only during
-each call, so a renderer can be used from any thread, one thread at a time
-(as with the ray caster: one renderer per thread). Create renderers in the
-process that uses them (after ``fork``, inside a worker), never use one
-inherited through ``fork``. llvmpipe rasterizes with ``LP_NUM_THREADS``
-threads per context (default: the number of CPUs; read once per process).
-Call ``close()`` (or drop the renderer) to free the context and its threads.
+each call (leaving no context current afterwards), so a renderer can be used
+from any thread, one thread at a time (as with the ray caster: one renderer
+per thread); renderers in different threads run concurrently. llvmpipe
+rasterizes with one pool of ``LP_NUM_THREADS`` threads per process (default:
+the number of CPUs; read when the first context is created). Those threads do
+not survive ``fork``: create renderers inside worker processes. A process
+forked after its parent created any context cannot use OpenGL (it would hang),
+so there ``RasterRenderer`` raises :class:`RasterUnavailable` (and
+``make_renderer`` falls back to ray casting) and inherited renderers raise on
+use; 'spawn'/'forkserver' workers, forks of a parent that never used OpenGL,
+and ``LP_NUM_THREADS=0`` in the parent (rasterizes in the calling thread;
+about as fast for 256x256 here) are all fine.
+Call ``close()`` (or drop the renderer) to free its context early.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+import weakref
 from functools import partial
 from typing import Sequence
 
 import numpy as np
 
 from ..geometry import Box
+from .backend import BackendUnavailable
 from .camera import CameraSpec
-from .raycast import (AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Frame,
+from .raycast import (RaycastRenderer, AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Frame,
                       WaterSurface, boxes_to_mesh)
 
 __all__ = ["RasterRenderer", "RasterUnavailable", "create_context", "raster_available"]
 
 
-class RasterUnavailable(RuntimeError):
-    """No headless OpenGL 3.3 context can be created here."""
+class RasterUnavailable(BackendUnavailable):
+    """No headless OpenGL 3.3 context can be created here (a RuntimeError)."""
 
 
 INSTALL_HINT = ("the raster backend needs the Python package moderngl (pip install "
@@ -75,40 +88,95 @@ INSTALL_HINT = ("the raster backend needs the Python package moderngl (pip insta
                 "or run scripts/setup_gl.sh)")
 
 
+class _GLState:
+    """Process-wide facts about OpenGL use, for fork safety."""
+    initialised = False       # a context was created in this process
+    threads0 = False          # ... with LP_NUM_THREADS=0 (no rasterizer threads)
+    forked = False            # this process was forked after `initialised`
+
+
+_live_renderers: "weakref.WeakSet[RasterRenderer]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # llvmpipe's rasterizer threads belong to the EGL display, which a forked
+    # child inherits already initialised but without its threads: the first
+    # draw would wait for them forever. Refuse instead of hanging.
+    if _GLState.initialised and not _GLState.threads0:
+        _GLState.forked = True
+    for r in list(_live_renderers):
+        r._abandon()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+_FORKED = ("this process was forked from one that had already created an OpenGL context; "
+           "llvmpipe's threads do not survive fork(), so OpenGL would hang here. Create "
+           "renderers only in the worker processes (not in the parent before forking), use "
+           "the 'spawn' or 'forkserver' multiprocessing start method, or set "
+           "LP_NUM_THREADS=0 before the parent's first renderer")
+
+
 def create_context():
     """A standalone (headless, EGL) moderngl context of OpenGL >= 3.3.
 
     Raises :class:`RasterUnavailable`, with the reason and what to install,
-    if moderngl is missing or no EGL/OpenGL driver can be loaded.
+    if moderngl is missing or no EGL/OpenGL driver can be loaded, or if this
+    process was forked from one that had already used OpenGL.
     """
+    if _GLState.forked:
+        raise RasterUnavailable(_FORKED)
     try:
         import moderngl
     except ImportError as e:
         raise RasterUnavailable(f"moderngl is not importable ({e}); {INSTALL_HINT}") from e
     try:
-        return moderngl.create_standalone_context(backend="egl", require=330)
+        ctx = moderngl.create_standalone_context(backend="egl", require=330)
     except Exception as e:                         # glcontext raises plain Exceptions
         raise RasterUnavailable(f"cannot create a headless EGL OpenGL 3.3 context "
                                 f"({type(e).__name__}: {e}); {INSTALL_HINT}") from e
+    if not _GLState.initialised:
+        _GLState.initialised = True
+        _GLState.threads0 = os.environ.get("LP_NUM_THREADS", "").strip() == "0"
+    return ctx
 
 
+_PROBE = """
+import moderngl
+ctx = moderngl.create_standalone_context(backend="egl", require=330)
+print(ctx.info["GL_RENDERER"] + ", " + ctx.info["GL_VERSION"])
+"""
 _probe_lock = threading.Lock()
 _probe: tuple[bool, str] | None = None
 
 
 def raster_available() -> tuple[bool, str]:
-    """``(True, "renderer, version")`` if a context can be created in this
-    process, else ``(False, reason)``. Probed once per process and cached."""
+    """``(True, "renderer, version")`` if an OpenGL context can be created,
+    else ``(False, reason)``; cached per process.
+
+    Probed in a short-lived subprocess (~0.3 s) unless this process already
+    uses OpenGL, so that asking does not initialise OpenGL here (which would
+    make ``fork``-ed workers unable to render, see ``create_context``).
+    """
     global _probe
     with _probe_lock:
         if _probe is None:
+            if _GLState.forked:
+                return False, _FORKED
             try:
-                ctx = create_context()
-            except RasterUnavailable as e:
-                _probe = (False, str(e))
+                out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
+                                     text=True, timeout=120)
+            except (OSError, subprocess.SubprocessError) as e:
+                _probe = (False, f"cannot run the OpenGL probe ({e}); {INSTALL_HINT}")
             else:
-                _probe = (True, f"{ctx.info['GL_RENDERER']}, {ctx.info['GL_VERSION']}")
-                ctx.release()
+                if out.returncode == 0:
+                    _probe = (True, out.stdout.strip())
+                else:
+                    err = (out.stderr.strip().splitlines() or ["no output"])[-1]
+                    _probe = (False, f"cannot create a headless EGL OpenGL 3.3 context "
+                                     f"({err}); {INSTALL_HINT}")
         return _probe
 
 
@@ -315,9 +383,13 @@ class RasterRenderer:
         self._cull_margin = 1.01 * camera.near * float(np.sqrt(
             1.0 + (camera.width / (2 * f)) ** 2 + (camera.height / (2 * f)) ** 2))
         self._static = _Part([], [], np.zeros((0, 3)))
+        self._ray_args = [None, None]        # last set_static / set_dynamic, for cast_rays
+        self._ray_mirrored = [None, None]
+        self._ray_mirror = None
         self._dynamic = _Part([], [], np.zeros((0, 3)))
         self._meshes: list = [None, None]      # static, dynamic: (vao, buffer, vertex count)
         self._lock = threading.RLock()
+        self._inherited = False
         self._ctx = create_context()
         try:
             with self._ctx:
@@ -326,6 +398,7 @@ class RasterRenderer:
             self._ctx.release()
             self._ctx = None
             raise
+        _live_renderers.add(self)
 
     def _setup_gl(self) -> None:
         import moderngl
@@ -377,11 +450,26 @@ class RasterRenderer:
         """Parts that never move (floor, walls, furniture)."""
         self._static = _Part(boxes, ids, colors)
         self._upload(0, self._static)
+        self._ray_args[0] = (boxes, ids, colors)
 
     def set_dynamic(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that move or change (objects, flames); re-uploads their mesh."""
         self._dynamic = _Part(boxes, ids, colors)
         self._upload(1, self._dynamic)
+        self._ray_args[1] = (boxes, ids, colors)
+
+    def cast_rays(self, rays: np.ndarray) -> np.ndarray:
+        """Ray distances for non-camera sensors (LiDAR): a rasterizer cannot cast arbitrary
+        rays, so this keeps an Open3D ray-casting mirror of the same boxes, rebuilt lazily."""
+        mirror = self._ray_mirror
+        if mirror is None:
+            mirror = self._ray_mirror = RaycastRenderer(self.camera)
+        for k, setter in ((0, mirror.set_static), (1, mirror.set_dynamic)):
+            args = self._ray_args[k]
+            if args is not None and args is not self._ray_mirrored[k]:
+                setter(*args)
+                self._ray_mirrored[k] = args
+        return mirror.cast_rays(rays)
 
     def set_colors(self, ids, colors) -> None:
         """Recolour instances (all boxes with these ids) without touching geometry."""
@@ -410,8 +498,17 @@ class RasterRenderer:
 
     def _current(self):
         if self._ctx is None:
-            raise RuntimeError("this RasterRenderer is closed")
+            raise RuntimeError("this RasterRenderer is closed" if not self._inherited else
+                               "this RasterRenderer was inherited through fork(): its OpenGL "
+                               "context cannot be used here; create a new one in this process")
         return self._ctx
+
+    def _abandon(self) -> None:
+        """In a forked child: drop the parent's context without touching it."""
+        self._ctx = None
+        self._meshes = [None, None]
+        self._inherited = True
+        self._lock = threading.RLock()      # another thread may have held it at fork
 
     # --------------------------------------------------------------- render
     def render(self, position, rot, water: WaterSurface | None = None) -> Frame:
@@ -493,8 +590,9 @@ class RasterRenderer:
     @property
     def gl_info(self) -> str:
         """The OpenGL renderer and version strings."""
-        info = self._current().info
-        return f"{info['GL_RENDERER']}, {info['GL_VERSION']}"
+        with self._lock, self._current() as ctx:
+            info = ctx.info
+            return f"{info['GL_RENDERER']}, {info['GL_VERSION']}"
 
     def close(self) -> None:
         """Free the OpenGL context (and its rasterizer threads) now; idempotent."""

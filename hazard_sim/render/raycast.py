@@ -298,6 +298,14 @@ class RaycastRenderer:
                                 o3d.core.Tensor.from_numpy(tris))
         self._scene = scene
 
+    def cast_rays(self, rays: np.ndarray) -> np.ndarray:
+        """Distances to the first hit of rays (N, 6: origin, unit direction), inf on a miss.
+        For sensors other than the camera (LiDAR)."""
+        if self._scene is None:
+            self._build()
+        rays = np.ascontiguousarray(rays, np.float32)
+        return self._scene.cast_rays(o3d.core.Tensor.from_numpy(rays), nthreads=self.nthreads)["t_hit"].numpy()
+
     # --------------------------------------------------------------- render
     def render(self, position, rot, water: WaterSurface | None = None) -> Frame:
         """Render from optical-frame origin ``position`` (world, (3,)) with
