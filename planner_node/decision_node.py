@@ -11,7 +11,9 @@ lock-step the node decides once the map of the current frame is there).
 Actions:
   walk_to(id)     NavigateToPose to a free spot near the object's last known position (the
                   agent's memory), facing it; the body stops within 0.5 m of it; fails after
-                  100 frames of sim time (HAZARD's walk_to limit) or when navigation fails
+                  100 frames of sim time (HAZARD's walk_to limit: canceled from here, or
+                  exactly by navigation_node's max_navigation_time: 10.0) or when
+                  navigation fails
   move_by(m)      NavigateToPose straight ahead, same heading
   turn_by(deg), turn_to(id)   NavigateToPose in place, new heading
   explore         12 in-place turns of 30 degrees, an observation after each
@@ -37,6 +39,7 @@ import time
 
 import numpy as np
 import rclpy
+from builtin_interfaces.msg import Time as TimeMsg
 from nav_msgs.msg import OccupancyGrid, Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -52,19 +55,21 @@ from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_r
                                     quaternion_to_yaw, time_to_ns)
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.agents import AGENTS, make_agent
-from hazard_sim.navigation.grid import GridSpec
 from planner_node.commander import Navigator, TaskResult, pose_stamped
-from planner_node.navigation import approach_pose
-from planner_node.observation import (HAZARD_CHANNEL, HAZARD_TOPIC, ObservationAssembler, action_result,
+from hazard_sim.navigation.grid import inflate
+from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
+from planner_node.observation import (BODY_RADIUS, HAZARD_CHANNEL, HAZARD_TOPIC, ObservationAssembler, action_result,
                                       build_info, explore_goals, face_goal, move_goal, object_position,
-                                      parse_status, parse_task, select_observations, turn_goal,
-                                      walk_stand_off)
+                                      parse_status, parse_task, select_observations, straight_free,
+                                      turn_goal, walk_stand_off)
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String")]
 
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
+# lock-step: the simulator's publishers keep 2 frames for late joiners; a deep reader queue
+# keeps every frame while this node is busy (an agent's memory must not depend on timing)
+LOCKSTEP_SENSOR = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 REACH = 2.5               # HumanoidSpec.reach
@@ -109,6 +114,7 @@ class DecisionNode(Node):
         self.status: dict | None = None
         self.metrics: dict | None = None
         self.map_stamp_ns = -1
+        self.map_msg: OccupancyGrid | None = None
         self.assembler: ObservationAssembler | None = None
         self._early_images: list = []
         self.collected: list[dict] = []          # observations since the last decision
@@ -252,7 +258,22 @@ class DecisionNode(Node):
     def _on_map(self, msg: OccupancyGrid) -> None:
         with self._cv:
             self.map_stamp_ns = time_to_ns(msg.header.stamp)
+            self.map_msg = msg                 # decoded only when a walk_to needs it
             self._cv.notify_all()
+
+    def _nav_blocked(self):
+        """(blocked cells, GridSpec) of the navigation map as the planner sees it (obstacles
+        grown by the body radius), or None before a map arrived."""
+        with self._cv:
+            msg = self.map_msg
+        if msg is None:
+            return None
+        try:
+            omap = OccupancyMap.from_flat(msg.data, msg.info.width, msg.info.height, msg.info.resolution,
+                                          (msg.info.origin.position.x, msg.info.origin.position.y))
+        except ValueError:
+            return None
+        return inflate(omap.occupied(), BODY_RADIUS, omap.resolution), omap.spec
 
     def _assemble(self) -> None:
         """Turn complete frames into observations (called with the lock held)."""
@@ -289,11 +310,12 @@ class DecisionNode(Node):
             return True
         return self.status["frame"] == f and self.map_stamp_ns >= int(round(f * self.frame_dt * 1e9))
 
-    def wait_for_frame(self, what: str = "the current frame") -> dict:
-        """The observation of the current frame (the newest status frame when called).  In
-        free-run the camera may run slower than the frames: the first camera frame from
-        then on is taken."""
-        min_frame = self.current_frame()
+    def wait_for_frame(self, what: str = "the current frame", min_frame: int | None = None) -> dict:
+        """The observation of the current frame (the newest status frame when called, or
+        ``min_frame``).  In free-run the camera may run slower than the frames: the first
+        camera frame from then on is taken."""
+        if min_frame is None:
+            min_frame = self.current_frame()
         ok = self._wait(lambda: self._frame_ready(min_frame))
         if ok and self.lockstep:
             # the simulator is idle between actions: let messages still on their way land
@@ -334,8 +356,14 @@ class DecisionNode(Node):
 
     # ------------------------------------------------------------ actions
     def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None):
-        """(success, reason) of one NavigateToPose goal."""
-        if not self.navigator.go_to_pose(pose_stamped(x, y, yaw, self.global_frame), timeout_sec=self.wait_timeout):
+        """(success, reason) of one NavigateToPose goal.  The goal carries the stamp of the
+        frame it was decided on (in lock-step the server plans on that frame's map)."""
+        with self._cv:
+            frame = int(self.latest["frame"]) if self.latest is not None else 0
+        ns = int(round(frame * self.frame_dt * 1e9))
+        stamp = TimeMsg(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+        if not self.navigator.go_to_pose(pose_stamped(x, y, yaw, self.global_frame, stamp),
+                                         timeout_sec=self.wait_timeout):
             return False, f"navigation: {self.navigator.error_msg}"
         limit = None if max_frames is None else max_frames * self.frame_dt
 
@@ -350,7 +378,8 @@ class DecisionNode(Node):
             return False, "the episode is over"
         if res == TaskResult.SUCCEEDED:
             return True, ""
-        if res == TaskResult.CANCELED and max_frames is not None:
+        timed_out = res == TaskResult.FAILED and self.navigator.error_code == ErrorCode.TIMEOUT
+        if max_frames is not None and (res == TaskResult.CANCELED or timed_out):
             fb = self.navigator.get_feedback()
             left = f" ({fb.distance_remaining:.1f} m left)" if fb is not None else ""
             return False, f"not there after {max_frames} frames{left}"
@@ -374,7 +403,7 @@ class DecisionNode(Node):
         if not done.wait(self.wait_timeout) or fut.result() is None:
             return False, f"service {name} did not answer"
         r = fut.result()
-        return bool(r.success), ("" if r.success else r.message)
+        return bool(r.success), r.message
 
     def execute(self, agent, action) -> tuple[bool, str, list[int]]:
         """Run one HAZARD action; returns success, reason and the frames to keep observing."""
@@ -386,8 +415,11 @@ class DecisionNode(Node):
             target = object_position(m, int(action[1]))
             if target is None:
                 return False, f"object {action[1]} has not been observed yet", keep
-            spec: GridSpec = agent.map.spec
-            blocked = agent.map.blocked().copy()
+            # choose the spot on the map the navigation plans on (the agent's own map if none)
+            nav_map = self._nav_blocked()
+            blocked, spec = nav_map if nav_map is not None else (agent.map.blocked().copy(), agent.map.spec)
+            blocked = blocked.copy()
+            blocked[spec.to_cell(pose[:2])] = False
             base = walk_stand_off()
             for extra in (0.0, 0.5, 1.0):         # objects on furniture: stand as close as possible
                 stand = min(base + extra, REACH)
@@ -395,15 +427,24 @@ class DecisionNode(Node):
                 if np.hypot(x - target[0], y - target[1]) <= stand + 1e-6 and not blocked[spec.to_cell((x, y))]:
                     break
             ok, reason = self._navigate(x, y, yaw, self.walk_to_frames)
+            if not ok and self.navigator.error_code in (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED,
+                                                        ErrorCode.NO_VALID_PATH, ErrorCode.START_OUTSIDE_MAP):
+                reason = f"no path to {action[1]}: {reason}"      # HazardEnv's words: the agent gives up on it
             if ok and extra > 0:
                 reason = f"stopped {stand:.2f} m from the object: furniture in the way"
             return ok, reason, keep
         if name == "move_by":
+            # HazardEnv's move_by walks straight and stops where the body is blocked: go only
+            # as far as the navigation map is free along the heading (never a detour)
             dist = float(action[1])
-            ok, reason = self._navigate(*move_goal(pose, dist))
+            nav_map = self._nav_blocked()
+            free = abs(dist) if nav_map is None else straight_free(nav_map[0], nav_map[1], pose, dist)
+            if free < 0.01:
+                return False, "blocked after 0.00 m", keep
+            ok, reason = self._navigate(*move_goal(pose, math.copysign(free, dist)))
             moved = self._moved_from(pose)
             if ok and moved is not None and moved < abs(dist) - 0.05:
-                ok, reason = False, f"blocked after {moved:.2f} m"     # as HazardEnv's move_by
+                ok, reason = False, f"blocked after {moved:.2f} m"
             return ok, reason, keep
         if name == "turn_by":
             return (*self._navigate(*turn_goal(pose, float(action[1]))), keep)
@@ -417,10 +458,11 @@ class DecisionNode(Node):
                 ok, reason = self._navigate(gx, gy, gyaw)
                 if not ok:
                     return False, reason, keep
-                keep.append(self.current_frame())
+                keep.append(int(self.wait_for_frame("an explore turn")["frame"]))
             return True, "", keep
         if name in ("pick_up", "drop"):
             ok, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
+            reason = "" if ok else reason
             if ok:          # the status with the new hands arrives on its own topic: wait for it
                 want_empty = name == "drop"
                 self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
@@ -453,11 +495,14 @@ class DecisionNode(Node):
                 t0 = time.perf_counter()
                 action = tuple(agent.act(obs, info))
                 think = time.perf_counter() - t0
-                frame0 = self.current_frame()
+                frame0 = int(obs["frame"])
                 ok, reason, keep = self.execute(agent, action)
-                if self.lockstep and action[0] != "stop" and self.current_frame() == frame0:
-                    self._trigger(self.step_client, "sim/step")      # every action costs a frame
                 obs = self.wait_for_frame(f"the frame after {action}")
+                if self.lockstep and action[0] != "stop" and int(obs["frame"]) == frame0:
+                    # every action costs at least a frame (HazardEnv.step)
+                    stepped, answer = self._trigger(self.step_client, "sim/step")
+                    if stepped:
+                        obs = self.wait_for_frame(f"the frame after {action}", frame0 + 1)
                 with self._cv:
                     collected, self.collected = self.collected, []
                     observations = select_observations(collected or [obs], self.observe_every, keep)
@@ -467,9 +512,10 @@ class DecisionNode(Node):
                                       self.task["bounds"], frame=int(obs["frame"]))
                 self.action_pub.publish(String(data=json.dumps(
                     {"n": n, "action": list(action), "success": ok, "reason": reason, "frames": frames,
-                     "frame": int(obs["frame"]), "think_s": round(think, 4)})))
+                     "frame": int(obs["frame"]), "think_s": round(think, 4),
+                     "observed_frames": [int(o["frame"]) for o in observations]})))
                 log.info(f"#{n} {action} -> {'ok' if ok else 'failed: ' + reason} "
-                         f"({frames} frames, now {int(obs['frame'])})")
+                         f"({frames} frames, now {int(obs['frame'])}) OBS {[int(o['frame']) for o in observations]} HELD {[int(o['held']) for o in observations]} OBJ {sorted((k, [round(float(c),2) for c in r.position[:2]], r.status) for k, r in agent.memory.objects.items())}")
                 if action[0] == "stop":
                     log.info("the agent stopped")
                     return self.metrics

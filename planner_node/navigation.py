@@ -165,17 +165,44 @@ class GridPlanner:
         self.occupied_threshold = int(occupied_threshold)
         self.map: OccupancyMap | None = None
         self._occupied = self._blocked = self._near_obstacle = None
+        self.bumps: list[np.ndarray] = []          # world xy where the body was blocked
 
     def set_map(self, omap: OccupancyMap) -> None:
         """Use a new map (inflation is computed once here, and skipped when the obstacles
         did not change)."""
         old = self.map
         self.map = omap
+        occupied = self._with_bumps(omap.occupied(self.occupied_threshold))
         if old is not None and old.resolution == omap.resolution and old.origin == omap.origin \
-                and old.shape == omap.shape \
-                and np.array_equal(self._occupied, omap.data >= self.occupied_threshold):
+                and old.shape == omap.shape and np.array_equal(self._occupied, occupied):
             return
-        self._occupied = omap.occupied(self.occupied_threshold)
+        self._set_occupied(occupied)
+
+    def add_bump(self, xy) -> None:
+        """An obstacle the map does not show (the body could not move there): it stays an
+        obstacle until :meth:`clear_bumps`."""
+        self.bumps.append(np.asarray(xy, float)[:2])
+        if self.map is not None:
+            self._set_occupied(self._with_bumps(self._occupied))
+
+    def clear_bumps(self) -> None:
+        if self.bumps:
+            self.bumps = []
+            if self.map is not None:
+                self._set_occupied(self.map.occupied(self.occupied_threshold))
+
+    def _with_bumps(self, occupied: np.ndarray) -> np.ndarray:
+        if not self.bumps:
+            return occupied
+        occupied = occupied.copy()
+        for xy in self.bumps:
+            if self.map.contains(xy):
+                occupied[self.map.cell(xy)] = True
+        return occupied
+
+    def _set_occupied(self, occupied: np.ndarray) -> None:
+        omap = self.map
+        self._occupied = occupied
         self._blocked = inflate(self._occupied, self.robot_radius, omap.resolution)
         # cells touching a real obstacle: never released around the start
         self._near_obstacle = ndimage.binary_dilation(self._occupied, np.ones((3, 3), bool))
@@ -338,7 +365,8 @@ class FollowerConfig:
     yaw_tolerance: float = math.radians(10.0)        # rad
     fine_xy: float = 0.03                            # m: done at once when this close
     fine_yaw: float = math.radians(0.5)
-    settle_cycles: int = 3                           # cycles inside the tolerance before "done"
+    settle_cycles: int = 3                           # cycles inside the tolerance without progress
+    settle_progress: float = 0.01                    # m per cycle that counts as closing in
     lookahead: float = 0.5                           # m (pure pursuit)
     turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
     corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn
@@ -373,6 +401,7 @@ class PathFollower:
         self.xy_reached = False
         self._in_tol = 0
         self._yaw_in_tol = 0
+        self._last_to_goal = self._last_yaw_err = math.inf
         self._best = (math.inf, math.inf)
         self._progress_t = None
         self._phase = ""
@@ -400,6 +429,7 @@ class PathFollower:
         self._seg = 0
         self.xy_reached = self.xy_reached and keep_xy_reached
         self._in_tol = self._yaw_in_tol = 0
+        self._last_to_goal = self._last_yaw_err = math.inf
         self.reset_progress(t)
 
     def reset_progress(self, t: float | None = None) -> None:
@@ -411,6 +441,11 @@ class PathFollower:
     @property
     def goal(self) -> np.ndarray:
         return self.path[-1]
+
+    @property
+    def phase(self) -> str:
+        """turning | following | final_turn ('' before the first step)."""
+        return self._phase
 
     def remaining_path(self) -> np.ndarray:
         """The waypoints still ahead (after the current segment's start)."""
@@ -449,14 +484,17 @@ class PathFollower:
         to_goal = float(np.linalg.norm(self.goal - xy))
 
         if not self.xy_reached:
+            # done when (nearly) there, or inside the tolerance and no longer closing in
             if to_goal <= c.fine_xy:
                 self.xy_reached = True
             elif to_goal <= c.xy_tolerance:
-                self._in_tol += 1
-                if self._in_tol > c.settle_cycles:
+                closing = to_goal < self._last_to_goal - c.settle_progress
+                self._in_tol = 0 if closing else self._in_tol + 1
+                if self._in_tol >= c.settle_cycles:
                     self.xy_reached = True
             else:
                 self._in_tol = 0
+            self._last_to_goal = to_goal
 
         if self.xy_reached:
             if self.goal_yaw is None:
@@ -465,9 +503,11 @@ class PathFollower:
             if abs(err) <= c.fine_yaw:
                 return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
             if abs(err) <= c.yaw_tolerance:
-                self._yaw_in_tol += 1
-                if self._yaw_in_tol > c.settle_cycles:
+                closing = abs(err) < self._last_yaw_err - math.radians(0.5)
+                self._yaw_in_tol = 0 if closing else self._yaw_in_tol + 1
+                if self._yaw_in_tol >= c.settle_cycles:
                     return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            self._last_yaw_err = abs(err)
             if self._stalled("final_turn", math.inf, abs(err), t):
                 return self._stuck(xy, to_goal, err)
             w = float(np.clip(err / dt, -c.max_angular, c.max_angular))

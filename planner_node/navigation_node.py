@@ -16,9 +16,13 @@ Parameters (read once at start-up):
   xy_goal_tolerance (0.25 m), yaw_goal_tolerance (10 deg)
   max_linear_speed, max_angular_speed (deg/s): the humanoid's (HumanoidSpec: 0.5 m/s, 150 deg/s)
   goal_snap_radius (0.5 m)   a goal inside an obstacle moves to the nearest free cell this near
-  stuck_time (3.0 s), max_recoveries (2): no progress for stuck_time -> replan (a recovery);
-                             after max_recoveries the goal fails (FAILED_TO_MAKE_PROGRESS)
-  max_navigation_time (0 s)  > 0: a goal running longer (node clock) fails with TIMEOUT
+  stuck_time (3.0 s), max_recoveries (2): no progress for stuck_time -> a recovery: when
+                             walking, the cell ahead becomes an obstacle for this goal (a bump),
+                             then replan; after max_recoveries the goal fails
+                             (FAILED_TO_MAKE_PROGRESS)
+  max_navigation_time (0 s)  > 0: a goal running this long (node clock; in lock-step the
+                             frames' sim time) fails with TIMEOUT.  HAZARD's walk_to gives up
+                             after 100 frames: 10.0 makes that limit exact in lock-step
   global_frame (map), robot_base_frame (base_link)
   wait_timeout (10 s wall)   how long to wait for a map, a pose, a ``sim/step`` answer
   lockstep_wait_map (true)   lock-step: also wait for the ``map`` of the new frame
@@ -38,7 +42,6 @@ from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.duration import Duration as RclDuration
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -292,10 +295,10 @@ class NavigationNode(Node):
         """Let one control period pass: lock-step = advance the simulator one frame and wait
         for its map and pose; free-run = wait for the next timer tick."""
         if self.lockstep:
-            # the command must be in the simulator before the step: cmd_vel and sim/step are
-            # separate DDS channels, so wait until every cmd_vel reader acknowledged it
-            if not self.cmd_pub.wait_for_all_acked(RclDuration(seconds=self.wait_timeout)):
-                raise NavigationError(ErrorCode.TIMEOUT, "lock-step: cmd_vel was not acknowledged by the simulator")
+            # cmd_vel and sim/step are separate DDS channels; from one participant they arrive
+            # in order, and a single-threaded simulator takes subscriptions before services.
+            # (Publisher.wait_for_all_acked would make sure, but Fast DDS acknowledges on its
+            # 3 s heartbeat between processes: far too slow for every frame.)
             if not self.step_client.wait_for_service(timeout_sec=self.wait_timeout):
                 raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
             fut = self.step_client.call_async(Trigger.Request())
@@ -349,6 +352,15 @@ class NavigationNode(Node):
                 if not self._wait(lambda: self._tf.can_transform(self.global_frame, self.base_frame),
                                   self.wait_timeout):
                     self._robot_pose()             # raises TF_ERROR with the reason
+                if self.lockstep:
+                    # a stamped goal was decided on that frame: plan on its pose and map
+                    need = _stamp_ns(gh.request.pose.header.stamp)
+                    if not self._wait(lambda: self._pose_stamp_ns >= need and
+                                      (not self.lockstep_wait_map or self._map_stamp_ns >= need),
+                                      self.wait_timeout):
+                        self.get_logger().warning(f"lock-step: no pose / map of the goal's stamp "
+                                                  f"{need * 1e-9:.1f} s; planning on the latest")
+                self.planner.clear_bumps()       # bumps are remembered for one goal
                 version = self._update_map(0)
                 pose, stamp = self._robot_pose()
                 t0 = self._time(stamp)
@@ -387,6 +399,13 @@ class NavigationNode(Node):
                             raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
                                                   f"stuck: {cmd.message}; gave up after {self.max_recoveries} "
                                                   "recoveries")
+                        if follower.phase == "following":
+                            # walking, yet not moving: something the map does not show is ahead
+                            # (a row of cells across the body's width just in front of it)
+                            fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
+                            side = np.array([-fwd[1], fwd[0]])
+                            for off in np.linspace(-self.robot_radius, self.robot_radius, 5):
+                                self.planner.add_bump(pose[:2] + (self.robot_radius + 0.05) * fwd + off * side)
                         self.get_logger().warning(f"{cmd.message}: replanning (recovery {recoveries})")
                         plan = self._plan(pose, goal_xy)
                         follower.set_path(plan.waypoints, goal_yaw, t, keep_xy_reached=True)
@@ -397,7 +416,8 @@ class NavigationNode(Node):
                         gh.succeed()
                         self.get_logger().info(f"goal reached in {t - t0:.1f} s at ({pose[0]:.2f}, {pose[1]:.2f})")
                         return result
-                    if self.max_navigation_time > 0 and t - t0 > self.max_navigation_time:
+                    if self.max_navigation_time > 0 and t - t0 >= self.max_navigation_time - 1e-6:
+                        # checked before each command: in lock-step exactly max_time / frame_dt frames
                         raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_navigation_time:g} s "
                                                                  f"({cmd.distance_remaining:.2f} m left)")
                     twist = Twist()

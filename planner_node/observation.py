@@ -230,6 +230,31 @@ def move_goal(agent_pose, metres: float) -> tuple[float, float, float]:
     return x + metres * math.cos(yaw), y + metres * math.sin(yaw), yaw
 
 
+def straight_free(blocked: np.ndarray, spec, agent_pose, metres: float, step: float = 0.05) -> float:
+    """How far (m, up to ``|metres|``) the body can walk straight along its heading
+    (backwards for negative ``metres``) before entering a ``blocked`` cell of ``spec``.
+    The cells around the start do not count: the body already stands there."""
+    x, y, yaw = (float(v) for v in agent_pose)
+    sign = 1.0 if metres >= 0 else -1.0
+    n = int(math.floor(abs(metres) / step + 1e-9))
+    d = np.arange(1, n + 1) * step
+    if abs(metres) - (d[-1] if n else 0.0) > 1e-9:
+        d = np.append(d, abs(metres))
+    if len(d) == 0:
+        return 0.0
+    pts = np.stack([x + sign * d * math.cos(yaw), y + sign * d * math.sin(yaw)], axis=1)
+    x0, y0, x1, y1 = spec.bounds
+    inside = (pts[:, 0] >= x0) & (pts[:, 0] < x1) & (pts[:, 1] >= y0) & (pts[:, 1] < y1)
+    i, j = spec.to_cells(pts)
+    start = spec.to_cell((x, y))
+    hit = blocked[i, j] & ~((i == start[0]) & (j == start[1]))
+    if blocked[start]:           # standing in the obstacle margin: the first 0.3 m may cross it
+        hit &= d > 0.3 + 1e-9
+    bad = ~inside | hit
+    k = int(np.argmax(bad)) if bad.any() else len(d)
+    return float(d[k - 1]) if k > 0 else 0.0
+
+
 def explore_goals(agent_pose, turns: int = EXPLORE_TURNS, step_deg: float = EXPLORE_DEG):
     """HAZARD's explore: ``turns`` turns of ``step_deg`` in place (absolute yaws, so small
     errors do not add up)."""
@@ -249,5 +274,5 @@ def _wrap(a: float) -> float:
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
            "parse_status", "select_observations", "agent_pose_from_matrix", "frame_of", "object_position",
-           "turn_goal", "face_goal", "move_goal", "explore_goals", "walk_stand_off", "HAZARD_CHANNEL",
+           "turn_goal", "face_goal", "move_goal", "explore_goals", "straight_free", "walk_stand_off", "HAZARD_CHANNEL",
            "HAZARD_TOPIC"]

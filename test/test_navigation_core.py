@@ -255,3 +255,33 @@ def test_follower_reports_stuck():
         t += FRAME
     assert c.status == "stuck" and 2.0 < t < 2.5
     assert "no progress" in c.message
+
+
+def test_follower_does_not_stop_short_while_still_closing_in():
+    """The 0.25 m tolerance is for a robot that cannot get closer, not a reason to stop early
+    (move_by 0.5 must walk 0.5 m)."""
+    f = PathFollower()
+    f.set_path(np.array([[1.0, 1.0], [1.5, 1.0]]), goal_yaw=0.0)
+    pose, cmds, _ = drive(f, (1.0, 1.0, 0.0))
+    assert cmds[-1].status == "succeeded"
+    assert abs(pose[0] - 1.5) < 0.03
+    # blocked 0.1 m short: done after a few cycles without progress, inside the tolerance
+    g = room()
+    g[:, 16:] = 100                                    # a wall at x = 1.6 m; the body margin stops it at 1.4
+    f = PathFollower()
+    f.set_path(np.array([[1.0, 1.0], [1.5, 1.0]]), goal_yaw=None)
+    pose, cmds, _ = drive(f, (1.0, 1.0, 0.0), blocked=inflate(g >= 50, 0.2, RES))
+    assert cmds[-1].status == "succeeded" and 1.3 <= pose[0] < 1.45
+
+
+def test_bumps_are_obstacles_until_cleared():
+    p = planner(room())
+    straight = p.plan((1.0, 4.0), (5.0, 4.0))
+    for y in np.arange(3.0, 5.01, 0.1):                # a wall of bumps across the way at x = 3
+        p.add_bump((3.0, y))
+    around = p.plan((1.0, 4.0), (5.0, 4.0))
+    assert around.length > straight.length + 0.5 and p.path_clear(around.waypoints)
+    p.set_map(OccupancyMap(room(), RES))               # a new map keeps the bumps
+    assert p.plan((1.0, 4.0), (5.0, 4.0)).length == pytest.approx(around.length)
+    p.clear_bumps()
+    assert p.plan((1.0, 4.0), (5.0, 4.0)).length == pytest.approx(straight.length)

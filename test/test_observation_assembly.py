@@ -18,8 +18,8 @@ from hazard_sim.agents import make_agent
 from hazard_sim.env import HazardEnv
 from planner_node.observation import (ObservationAssembler, action_result, agent_pose_from_matrix, build_info,
                                       build_observation, explore_goals, face_goal, frame_of, move_goal,
-                                      object_position, parse_status, parse_task, select_observations, turn_goal,
-                                      walk_stand_off)
+                                      object_position, parse_status, parse_task, select_observations, straight_free,
+                                      turn_goal, walk_stand_off)
 
 NS = 1_000_000_000
 
@@ -192,3 +192,17 @@ def test_action_goals():
         containers = {41: np.array([3.0, 4.0, 0.5])}
     assert np.allclose(object_position(Mem, 41), (3.0, 4.0))
     assert object_position(Mem, 5) is None
+
+
+def test_straight_free_stops_at_obstacles():
+    from hazard_sim.navigation.grid import GridSpec
+    spec = GridSpec((0.0, 0.0, 5.0, 3.0), 0.1)
+    blocked = np.zeros(spec.shape, bool)
+    blocked[:, 30:] = True                             # blocked from x = 3.0 m
+    assert straight_free(blocked, spec, (1.0, 1.5, 0.0), 1.0) == pytest.approx(1.0)
+    assert straight_free(blocked, spec, (2.5, 1.5, 0.0), 1.0) == pytest.approx(0.45)
+    assert straight_free(blocked, spec, (2.5, 1.5, 0.0), -1.0) == pytest.approx(1.0)   # backwards
+    assert straight_free(blocked, spec, (1.0, 1.5, math.pi / 2), 2.0) == pytest.approx(1.45)  # map edge
+    # standing in the margin: may walk out of it; towards the obstacle only the first 0.3 m
+    assert straight_free(blocked, spec, (3.05, 1.5, math.pi), 1.0) == pytest.approx(1.0)
+    assert straight_free(blocked, spec, (3.05, 1.5, 0.0), 1.0) == pytest.approx(0.3)
