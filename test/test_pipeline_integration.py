@@ -17,8 +17,8 @@ def _launch(tmp_path, *args, timeout=420):
     env = dict(os.environ, ROS_DOMAIN_ID=str(random.SystemRandom().randint(1, 101)),
                ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", PYTHONUNBUFFERED="1")
     out = tmp_path / "metrics.json"
-    cmd = [sys.executable, "-m", "hazard_ros.launcher", str(REPO / "launch" / "hazard.launch.yaml"),
-           "--metrics-out", str(out), *args]
+    cmd = [sys.executable, "-m", "hazard_ros.launcher", "--metrics-out", str(out),
+           str(REPO / "launch" / "hazard.launch.yaml"), *args]
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout)
     return proc, (json.loads(out.read_text()) if out.exists() else None)
 
