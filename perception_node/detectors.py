@@ -22,6 +22,7 @@ integers; its boxes are shifted by -0.5 px on the way in.
 """
 from __future__ import annotations
 
+import abc
 import importlib.util
 import math
 import os
@@ -110,7 +111,7 @@ class Detection:
 
 
 # ========================================================================= interface
-class Detector:
+class Detector(abc.ABC):
     """Common interface. ``classes`` None means "every class the backend knows"."""
 
     name = "base"
@@ -133,8 +134,9 @@ class Detector:
         self._classes = _clean_classes(classes)
         return []
 
+    @abc.abstractmethod
     def detect(self, rgb: np.ndarray | None, extra: dict | None = None) -> list[Detection]:
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
 
 def _clean_classes(classes: Iterable[str] | None) -> list[str] | None:
@@ -268,8 +270,9 @@ class _UltralyticsDetector(Detector):
         self.model = self._load()
         super().__init__(classes, confidence)
 
+    @abc.abstractmethod
     def _load(self):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
     def _names(self) -> dict[int, str]:
         names = self.model.names

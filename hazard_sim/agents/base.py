@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import abc
+
 import numpy as np
 
 from hazard_sim.agents.memory import Memory, backproject
@@ -13,7 +15,7 @@ from hazard_sim.navigation.observed_map import ObservedMap
 MAP_CELL = 0.1
 
 
-class Agent:
+class Agent(abc.ABC):
     """Decides one HAZARD action at a time from observations and its own memory.
 
     Use: ``agent.reset(obs, info)`` after ``env.reset()``, then
@@ -79,8 +81,9 @@ class Agent:
         self.last_action = a
         return a
 
+    @abc.abstractmethod
     def decide(self):
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
     # ------------------------------------------------------------ shared routine
     def to_container(self):

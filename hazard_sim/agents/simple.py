@@ -1,6 +1,8 @@
 """HAZARD's simple baselines: random, rule-based and greedy agents (paper section 5)."""
 from __future__ import annotations
 
+import abc
+
 from hazard_sim.agents.base import Agent
 
 
@@ -36,8 +38,9 @@ class _PersistentAgent(Agent):
         super().__init__(seed)
         self.current = None
 
+    @abc.abstractmethod
     def choose(self, open_targets) -> int:
-        raise NotImplementedError
+        """Implemented by each subclass."""
 
     def when_idle(self):
         return self.explore_step()
