@@ -59,9 +59,11 @@ def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "m
 class Navigator:
     """Send NavigateToPose goals and follow them; see the module docstring."""
 
-    def __init__(self, node, action_name: str = "navigate_to_pose"):
+    def __init__(self, node, action_name: str = "navigate_to_pose", discovery_grace: float = 0.5):
         self.node = node
         self.action_name = action_name
+        self.discovery_grace = discovery_grace
+        self._server_seen = False
         self.client = ActionClient(node, NavigateToPose, action_name, callback_group=ReentrantCallbackGroup())
         self._own_executor: SingleThreadedExecutor | None = None
         self.goal_handle = None
@@ -103,11 +105,20 @@ class Navigator:
             if end is not None and time.monotonic() >= end:
                 self._log().warning(f"action server {self.action_name!r} not available")
                 return False
-            if self._spins_itself():
-                self._wait_future(Future(), 0.1)
-            else:
-                time.sleep(0.05)
+            self._pause(0.1)
+        if not self._server_seen:
+            # the client sees the server before the server has discovered the client's reply
+            # readers; a goal sent at once may get no answer ("client will not receive
+            # response"), so give discovery a moment the first time
+            self._pause(self.discovery_grace)
+            self._server_seen = True
         return True
+
+    def _pause(self, seconds: float) -> None:
+        if self._spins_itself():
+            self._wait_future(Future(), seconds)
+        else:
+            time.sleep(seconds)
 
     def go_to_pose(self, pose: PoseStamped, behavior_tree: str = "", timeout_sec: float = 10.0) -> bool:
         """Send a goal; True when the server accepted it."""
@@ -115,7 +126,7 @@ class Navigator:
         self.error_code, self.error_msg = 0, ""
         self.status = GoalStatus.STATUS_UNKNOWN
         self.goal_handle = self.result_future = None
-        if not self.client.wait_for_server(timeout_sec=0.0) and not self.wait_for_server(timeout_sec):
+        if not self.wait_for_server(timeout_sec):
             self.error_msg = f"action server {self.action_name!r} not available"
             return False
         goal = NavigateToPose.Goal(pose=pose, behavior_tree=behavior_tree)

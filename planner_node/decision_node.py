@@ -28,7 +28,8 @@ arguments, e.g. '{"simulations": 500}'), lockstep (false), global_frame (map),
 robot_base_frame (base_link), walk_to_frames (100), observe_every (10 frames),
 max_actions (2000), wait_timeout (30 s wall: inputs / a navigation goal),
 navigate_action (navigate_to_pose), settle_time (0.02 s wall: lock-step, quiet time after an
-action before the frame is taken).
+action before the frame is taken), sim_node (sim_node: lock-step, the simulator node whose
+parameter service gives a round trip after each action; '' = none).
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from nav_msgs.msg import OccupancyGrid, Odometry
+from rcl_interfaces.srv import GetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
@@ -54,13 +56,14 @@ from vision_msgs.msg import LabelInfo
 from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_ros_label_info, planar_matrix,
                                     quaternion_to_yaw, time_to_ns)
 from hazard_ros.tf_math import TfBuffer
+from hazard_sim.actions import parse_action
 from hazard_sim.agents import AGENTS, make_agent
 from planner_node.commander import Navigator, TaskResult, pose_stamped
 from hazard_sim.navigation.grid import inflate
 from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
-from planner_node.observation import (BODY_RADIUS, HAZARD_CHANNEL, HAZARD_TOPIC, ObservationAssembler, action_result,
+from planner_node.observation import (BODY_RADIUS, HAZARD_CHANNEL, ObservationAssembler, action_result,
                                       build_info, explore_goals, face_goal, move_goal, object_position,
-                                      parse_status, parse_task, select_observations, straight_free,
+                                      merge_observations, parse_status, parse_task, straight_free,
                                       turn_goal, walk_stand_off)
 
 #: topics this node publishes (relative names, ROS type)
@@ -77,6 +80,17 @@ REACH = 2.5               # HumanoidSpec.reach
 
 class EpisodeOver(Exception):
     pass
+
+
+def normalise_action(action) -> tuple:
+    """A HAZARD action as a tuple (name, [int id | float amount]); raises ValueError
+    (hazard_sim.actions.ActionError) for one that cannot be interpreted."""
+    act = parse_action(action)
+    if act.object_id is not None:
+        return (act.name, int(act.object_id))
+    if act.amount is not None:
+        return (act.name, float(act.amount))
+    return (act.name,)
 
 
 class DecisionNode(Node):
@@ -97,6 +111,7 @@ class DecisionNode(Node):
         self.wait_timeout = float(p("wait_timeout", 30.0).value)
         self.frame_dt = float(p("frame_dt", 0.1).value)
         self.settle_time = float(p("settle_time", 0.02).value)
+        self.sim_node = str(p("sim_node", "sim_node").value)
         action_name = str(p("navigate_action", "navigate_to_pose").value)
         if self.agent_name not in AGENTS:
             raise ValueError(f"unknown agent {self.agent_name!r}; known: {', '.join(sorted(AGENTS))}")
@@ -117,7 +132,7 @@ class DecisionNode(Node):
         self.map_msg: OccupancyGrid | None = None
         self.assembler: ObservationAssembler | None = None
         self._early_images: list = []
-        self.collected: list[dict] = []          # observations since the last decision
+        self.collected: list[dict] = []          # every observe_every-th frame since the last decision
         self.latest: dict | None = None
 
         subs = MutuallyExclusiveCallbackGroup()
@@ -137,14 +152,19 @@ class DecisionNode(Node):
         self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),
                                  QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
                                             durability=DurabilityPolicy.TRANSIENT_LOCAL), callback_group=subs)
+        # small messages in a group of their own: never queued behind image decoding, so the
+        # status of the frame an action ended on is here as soon as it arrives
+        fast = MutuallyExclusiveCallbackGroup()
         self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=subs)
-        self.create_subscription(String, "episode/status", self._on_status, LATCHED, callback_group=subs)
-        self.create_subscription(String, "episode/metrics", self._on_metrics, LATCHED, callback_group=subs)
-        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=subs)
+        self.create_subscription(String, "episode/status", self._on_status, LATCHED, callback_group=fast)
+        self.create_subscription(String, "episode/metrics", self._on_metrics, LATCHED, callback_group=fast)
+        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=fast)
         clients = ReentrantCallbackGroup()
         self.pick_client = self.create_client(Trigger, "pick_up", callback_group=clients)
         self.drop_client = self.create_client(Trigger, "drop", callback_group=clients)
         self.step_client = self.create_client(Trigger, "sim/step", callback_group=clients) if self.lockstep else None
+        self.sim_params = self.create_client(GetParameters, f"{self.sim_node}/get_parameters",
+                                             callback_group=clients) if self.lockstep and self.sim_node else None
         self.action_pub = self.create_publisher(String, "decision/action", 10)
         self.navigator = Navigator(self, action_name)
 
@@ -229,7 +249,8 @@ class DecisionNode(Node):
         with self._cv:
             self.task = task
             self.frame_dt = float(task.get("frame_dt", self.frame_dt))
-            self.assembler = ObservationAssembler(HAZARD_CHANNEL[task["hazard"]], self.frame_dt)
+            self.assembler = ObservationAssembler(HAZARD_CHANNEL[task["hazard"]], self.frame_dt,
+                                                  max_pending=40 if self.lockstep else 20, strict=self.lockstep)
             if getattr(self, "_K", None) is not None:
                 self.assembler.set_camera_info(self._K)
             for item in self._early_images:
@@ -280,8 +301,10 @@ class DecisionNode(Node):
         held = self.status["held"] if self.status else -1
         new = self.assembler.pop_complete(self.tf, held, self.global_frame, self.base_frame)
         if new:
-            self.collected.extend(new)
-            del self.collected[:-400]
+            # only the frames an agent will integrate are kept (images are large)
+            every = self.observe_every
+            self.collected.extend(o for o in new if every > 0 and int(o["frame"]) % every == 0)
+            del self.collected[:-200]
             self.latest = new[-1]
             self._cv.notify_all()
 
@@ -314,6 +337,8 @@ class DecisionNode(Node):
         """The observation of the current frame (the newest status frame when called, or
         ``min_frame``).  In free-run the camera may run slower than the frames: the first
         camera frame from then on is taken."""
+        if self.lockstep:
+            self._sync_with_sim()
         if min_frame is None:
             min_frame = self.current_frame()
         ok = self._wait(lambda: self._frame_ready(min_frame))
@@ -350,6 +375,18 @@ class DecisionNode(Node):
                 raise TimeoutError(f"no observation after {self.wait_timeout:g} s: missing {', '.join(missing)}")
         return self.latest
 
+    def _sync_with_sim(self) -> None:
+        """Lock-step: a round trip to the simulator (its parameter service).  The simulator
+        published the frame an action ended on before it answered the action; messages from
+        one process arrive in order, so once this answer is here the frame's status and
+        images are here too (then only this node's own queue is left, see settle_time)."""
+        if self.sim_params is None or not self.sim_params.service_is_ready():
+            return
+        fut = self.sim_params.call_async(GetParameters.Request(names=[]))
+        done = threading.Event()
+        fut.add_done_callback(lambda _: done.set())
+        done.wait(2.0)
+
     def current_frame(self) -> int:
         with self._cv:
             return self.status["frame"] if self.status else 0
@@ -385,15 +422,6 @@ class DecisionNode(Node):
             return False, f"not there after {max_frames} frames{left}"
         return False, self.navigator.error_msg or f"navigation ended {res.name.lower()}"
 
-    def _moved_from(self, pose) -> float | None:
-        """Distance of the base (latest TF) from ``pose``."""
-        with self._cv:
-            try:
-                T = self.tf.lookup(self.global_frame, self.base_frame)
-            except LookupError:
-                return None
-        return float(np.hypot(T[0, 3] - pose[0], T[1, 3] - pose[1]))
-
     def _trigger(self, client, name: str):
         if not client.wait_for_service(timeout_sec=self.wait_timeout):
             return False, f"service {name} is not available"
@@ -406,11 +434,12 @@ class DecisionNode(Node):
         return bool(r.success), r.message
 
     def execute(self, agent, action) -> tuple[bool, str, list[int]]:
-        """Run one HAZARD action; returns success, reason and the frames to keep observing."""
+        """Run one HAZARD action; returns success, reason and observations to hand to the
+        agent besides the periodic ones (after each explore turn)."""
         name = action[0]
         m = agent.memory
         pose = self.latest["agent_pose"]
-        keep: list[int] = []
+        keep: list[dict] = []
         if name == "walk_to":
             target = object_position(m, int(action[1]))
             if target is None:
@@ -442,8 +471,9 @@ class DecisionNode(Node):
             if free < 0.01:
                 return False, "blocked after 0.00 m", keep
             ok, reason = self._navigate(*move_goal(pose, math.copysign(free, dist)))
-            moved = self._moved_from(pose)
-            if ok and moved is not None and moved < abs(dist) - 0.05:
+            end = self.wait_for_frame("the end of move_by")["agent_pose"]
+            moved = float(np.hypot(end[0] - pose[0], end[1] - pose[1]))
+            if ok and moved < abs(dist) - 0.05:
                 ok, reason = False, f"blocked after {moved:.2f} m"
             return ok, reason, keep
         if name == "turn_by":
@@ -458,7 +488,7 @@ class DecisionNode(Node):
                 ok, reason = self._navigate(gx, gy, gyaw)
                 if not ok:
                     return False, reason, keep
-                keep.append(int(self.wait_for_frame("an explore turn")["frame"]))
+                keep.append(self.wait_for_frame("an explore turn"))
             return True, "", keep
         if name in ("pick_up", "drop"):
             ok, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
@@ -484,7 +514,7 @@ class DecisionNode(Node):
                 raise TimeoutError("no navigate_to_pose server (start navigation_node or Nav2)")
             agent = make_agent(self.agent_name, seed=self.seed, **self.agent_options)
             with self._cv:
-                observations, self.collected = self.collected or [obs], []
+                observations, self.collected = merge_observations(self.collected, [], obs), []
                 info = build_info(self.labels, observations, action_result("reset", True, 0),
                                   self.status["rescued_ids"], self.task["bounds"], task=self.task,
                                   frame=int(obs["frame"]))
@@ -493,7 +523,7 @@ class DecisionNode(Node):
                      f"{len(self.task['targets'])} target categories")
             for n in range(self.max_actions):
                 t0 = time.perf_counter()
-                action = tuple(agent.act(obs, info))
+                action = normalise_action(agent.act(obs, info))
                 think = time.perf_counter() - t0
                 frame0 = int(obs["frame"])
                 ok, reason, keep = self.execute(agent, action)
@@ -505,9 +535,10 @@ class DecisionNode(Node):
                         obs = self.wait_for_frame(f"the frame after {action}", frame0 + 1)
                 with self._cv:
                     collected, self.collected = self.collected, []
-                    observations = select_observations(collected or [obs], self.observe_every, keep)
+                    observations = merge_observations(collected, keep, obs)
                     frames = int(obs["frame"]) - frame0
-                    result = action_result(f"{action[0]}({'' if len(action) < 2 else action[1]})", ok, frames, reason)
+                    name = f"{action[0]}({'' if len(action) < 2 else action[1]})"
+                    result = action_result(name, ok, frames, reason)
                     info = build_info(self.labels, observations, result, self.status["rescued_ids"],
                                       self.task["bounds"], frame=int(obs["frame"]))
                 self.action_pub.publish(String(data=json.dumps(
@@ -515,7 +546,7 @@ class DecisionNode(Node):
                      "frame": int(obs["frame"]), "think_s": round(think, 4),
                      "observed_frames": [int(o["frame"]) for o in observations]})))
                 log.info(f"#{n} {action} -> {'ok' if ok else 'failed: ' + reason} "
-                         f"({frames} frames, now {int(obs['frame'])}) OBS {[int(o['frame']) for o in observations]} HELD {[int(o['held']) for o in observations]} OBJ {sorted((k, [round(float(c),2) for c in r.position[:2]], r.status) for k, r in agent.memory.objects.items())}")
+                         f"({frames} frames, now {int(obs['frame'])})")
                 if action[0] == "stop":
                     log.info("the agent stopped")
                     return self.metrics
@@ -525,7 +556,8 @@ class DecisionNode(Node):
         except EpisodeOver:
             pass
         if self.metrics is not None:
-            log.info(f"episode over: {json.dumps({k: self.metrics.get(k) for k in ('value_rate', 'step', 'damage', 'rescued_count', 'frames') if k in self.metrics})}")
+            keys = ("value_rate", "step", "damage", "rescued_count", "frames")
+            log.info(f"episode over: {json.dumps({k: self.metrics[k] for k in keys if k in self.metrics})}")
         return self.metrics
 
 
@@ -536,7 +568,7 @@ def main(args=None) -> int:
     code = 0
     try:
         node = DecisionNode()
-        executor = MultiThreadedExecutor(num_threads=3)
+        executor = MultiThreadedExecutor(num_threads=4)
         executor.add_node(node)
         spinner = threading.Thread(target=executor.spin, daemon=True)
         spinner.start()
@@ -546,6 +578,9 @@ def main(args=None) -> int:
         code = 2
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception as exc:  # noqa: BLE001 - an agent's bug: one clear line, not a traceback
+        print(f"[decision_node] error: {type(exc).__name__}: {exc}", flush=True)
+        code = 1
     finally:
         if executor is not None:
             executor.shutdown(timeout_sec=2.0)

@@ -361,6 +361,10 @@ class FollowerConfig:
     max_linear: float = HUMANOID_MAX_LINEAR          # m/s
     max_angular: float = HUMANOID_MAX_ANGULAR        # rad/s
     control_period: float = FRAME_DT                 # s between commands
+    # share of the remaining heading / distance error removed per command near a stop:
+    # 1.0 (dead-beat) is exact when each command acts for exactly one period (lock-step);
+    # below 1 tolerates commands that act late or twice (free-run)
+    gain: float = 1.0
     xy_tolerance: float = 0.25                       # m
     yaw_tolerance: float = math.radians(10.0)        # rad
     fine_xy: float = 0.03                            # m: done at once when this close
@@ -510,7 +514,7 @@ class PathFollower:
             self._last_yaw_err = abs(err)
             if self._stalled("final_turn", math.inf, abs(err), t):
                 return self._stuck(xy, to_goal, err)
-            w = float(np.clip(err / dt, -c.max_angular, c.max_angular))
+            w = float(np.clip(c.gain * err / dt, -c.max_angular, c.max_angular))
             return Command(0.0, w, "final_turn", 0.0, abs(err) / c.max_angular)
 
         # follow the path; stop at sharp corners (turn in place there) so that the robot
@@ -546,15 +550,16 @@ class PathFollower:
         if phase == "turning":
             # turn in place; the body turns before it steps, so it may already step in the
             # frame that ends the turn when the heading left after the turn is small
-            w = float(np.clip(alpha / dt, -c.max_angular, c.max_angular))
+            w = float(np.clip(c.gain * alpha / dt, -c.max_angular, c.max_angular))
             left = alpha - w * dt
             v = 0.0
             if abs(left) <= math.radians(1.0):
-                v = min(c.max_linear, (ld if stopping else c.max_linear * dt) / dt) * math.cos(left)
+                v = min(c.max_linear, (c.gain * ld if stopping else c.max_linear * dt) / dt) * math.cos(left)
             return Command(float(v), w, "turning", remaining, eta)
         if stopping:       # aim straight at the stop point and arrive there in one frame
-            w = float(np.clip(alpha / dt, -c.max_angular, c.max_angular)) if abs(alpha) > math.radians(0.5) else 0.0
-            v = min(c.max_linear, ld / dt) * max(math.cos(alpha - w * dt), 0.0)
+            w = float(np.clip(c.gain * alpha / dt, -c.max_angular, c.max_angular)) \
+                if abs(alpha) > math.radians(0.5) else 0.0
+            v = min(c.max_linear, c.gain * ld / dt) * max(math.cos(alpha - w * dt), 0.0)
             return Command(float(v), w, "following", remaining, eta)
         # pure pursuit: curvature 2 sin(alpha) / ld; limit the turn rate, keeping the arc
         v = c.max_linear * max(math.cos(alpha), 0.0)

@@ -10,12 +10,17 @@ Parameters (read once at start-up):
   enabled (true)             false: create no action server (for users of real Nav2)
   robot_radius (0.25 m)      obstacle inflation
   lockstep (false)           each cycle: publish cmd_vel, call ``sim/step`` (std_srvs/Trigger),
-                             wait for ``map`` and the robot pose of the new frame
+                             wait for ``map`` and the robot pose of the new frame; a goal's
+                             header.stamp is the frame it was decided on: planning waits for
+                             that frame's pose and map
   control_rate (10 Hz)       free-run cycle rate, on the node clock (sim time with use_sim_time)
   frame_dt (0.1 s)           simulator frame length (lock-step: frame n has stamp n * frame_dt)
   xy_goal_tolerance (0.25 m), yaw_goal_tolerance (10 deg)
   max_linear_speed, max_angular_speed (deg/s): the humanoid's (HumanoidSpec: 0.5 m/s, 150 deg/s)
   goal_snap_radius (0.5 m)   a goal inside an obstacle moves to the nearest free cell this near
+  control_gain (0 = auto)    share of the remaining error a command removes near a stop: auto
+                             is 1.0 (dead-beat, exact) in lock-step, 0.6 in free-run (late
+                             commands do not overshoot)
   stuck_time (3.0 s), max_recoveries (2): no progress for stuck_time -> a recovery: when
                              walking, the cell ahead becomes an obstacle for this goal (a bump),
                              then replan; after max_recoveries the goal fails
@@ -35,7 +40,6 @@ import time
 
 import numpy as np
 import rclpy
-from action_msgs.msg import GoalStatus  # noqa: F401  (documented result states)
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, Twist
 from nav2_msgs.action import NavigateToPose
@@ -51,7 +55,7 @@ from tf2_msgs.msg import TFMessage
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
-                                     GridPlanner, NavigationError, OccupancyMap, PathFollower, path_length)
+                                     GridPlanner, NavigationError, OccupancyMap, PathFollower)
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [
@@ -100,6 +104,8 @@ class NavigationNode(Node):
         wmax = math.radians(float(p("max_angular_speed", math.degrees(HUMANOID_MAX_ANGULAR)).value))
         snap = float(p("goal_snap_radius", 0.5).value)
         stuck = float(p("stuck_time", 3.0).value)
+        gain = float(p("control_gain", 0.0).value)
+        gain = gain if gain > 0 else (1.0 if self.lockstep else 0.6)
         self.max_recoveries = int(p("max_recoveries", 2).value)
         self.max_navigation_time = float(p("max_navigation_time", 0.0).value)
         self.global_frame = str(p("global_frame", "map").value)
@@ -110,7 +116,8 @@ class NavigationNode(Node):
             raise ValueError(f"control_rate must be > 0, got {self.control_rate}")
         period = self.frame_dt if self.lockstep else 1.0 / self.control_rate
         self.follower_config = FollowerConfig(max_linear=vmax, max_angular=wmax, control_period=period,
-                                              xy_tolerance=xy_tol, yaw_tolerance=yaw_tol, stuck_time=stuck)
+                                              xy_tolerance=xy_tol, yaw_tolerance=yaw_tol, stuck_time=stuck,
+                                              gain=gain)
         self.planner = GridPlanner(self.robot_radius, goal_snap_radius=snap)
 
         self._cv = threading.Condition()
@@ -418,8 +425,9 @@ class NavigationNode(Node):
                         return result
                     if self.max_navigation_time > 0 and t - t0 >= self.max_navigation_time - 1e-6:
                         # checked before each command: in lock-step exactly max_time / frame_dt frames
-                        raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_navigation_time:g} s "
-                                                                 f"({cmd.distance_remaining:.2f} m left)")
+                        raise NavigationError(ErrorCode.TIMEOUT,
+                                              f"not at the goal after {self.max_navigation_time:g} s "
+                                              f"({cmd.distance_remaining:.2f} m left)")
                     twist = Twist()
                     twist.linear.x, twist.angular.z = float(cmd.v), float(cmd.w)
                     self.cmd_pub.publish(twist)
@@ -484,4 +492,4 @@ def main(args=None) -> None:
         rclpy.try_shutdown()
 
 
-__all__ = ["NavigationNode", "PUBLISHED_TOPICS", "ACTION_NAME", "main", "path_length"]
+__all__ = ["NavigationNode", "PUBLISHED_TOPICS", "ACTION_NAME", "main"]

@@ -128,10 +128,12 @@ class ObservationAssembler:
     complete when rgb, depth, seg (and the hazard image if the task has one) of one stamp
     are there, the camera intrinsics are known and the TF buffer can place the camera and
     the base at that stamp.  ``pop_complete(...)`` returns the complete observations, oldest
-    first; older incomplete stamps are dropped."""
+    first (see there for what happens to incomplete ones)."""
 
-    def __init__(self, hazard_channel: str | None, frame_dt: float = 0.1, max_pending: int = 20):
+    def __init__(self, hazard_channel: str | None, frame_dt: float = 0.1, max_pending: int = 20,
+                 strict: bool = False):
         self.needs = ("rgb", "depth", "seg") + (("hazard",) if hazard_channel else ())
+        self.strict = strict
         self.frame_dt = frame_dt
         self.max_pending = max_pending
         self.pending: OrderedDict[int, dict] = OrderedDict()
@@ -157,18 +159,27 @@ class ObservationAssembler:
 
     def pop_complete(self, tf: TfBuffer, held: int, global_frame: str = "map",
                      base_frame: str = "base_link") -> list[dict]:
-        """Observations of all complete stamps whose poses TF knows (then dropped, with
-        every older stamp)."""
+        """Observations of the complete stamps whose poses TF knows, oldest first; they
+        leave the queue with every older stamp.  ``strict`` (lock-step, where every piece
+        of every frame arrives): frames come out in order, an incomplete frame holds the
+        newer ones back (until ``max_pending`` frames wait).  Otherwise an incomplete
+        frame is skipped once a newer one is complete (free-run may lose messages)."""
         out = []
         if self.camera_K is None or self.camera_frame is None:
             return out
-        for stamp in self.complete_stamps():
+        for stamp in list(self.pending):
+            e = self.pending.get(stamp)
+            if e is None:
+                continue
+            if not all(k in e for k in self.needs):
+                if self.strict:
+                    break
+                continue
             try:
                 cam = _lookup(tf, global_frame, self.camera_frame, stamp)
                 base = _lookup(tf, global_frame, base_frame, stamp)
             except TfLookupError:
-                continue          # TF of this stamp not there yet; try again later
-            e = self.pending[stamp]
+                break             # the pose of this stamp (and of newer ones) is not there yet
             out.append(build_observation(e["rgb"], e["depth"], e["seg"], e.get("hazard"), self.camera_K, cam,
                                          agent_pose_from_matrix(base), held, frame_of(stamp, self.frame_dt)))
             for s in [s for s in self.pending if s <= stamp]:
@@ -189,14 +200,12 @@ def _lookup(tf: TfBuffer, parent: str, child: str, stamp_ns: int) -> np.ndarray:
         raise
 
 
-def select_observations(observations: list[dict], every: int, keep_frames=()) -> list[dict]:
-    """The observations an agent integrates after an action: every ``every``-th frame,
-    the frames in ``keep_frames`` (after each explore turn), and always the last one."""
-    if not observations:
-        return []
-    keep = set(int(f) for f in keep_frames)
-    out = [o for o in observations[:-1] if (every > 0 and int(o["frame"]) % every == 0) or int(o["frame"]) in keep]
-    return out + [observations[-1]]
+def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> list[dict]:
+    """The observations for the agent after an action: the periodic ones, the kept ones
+    and the last, in frame order, one per frame, none newer than ``last``."""
+    by_frame = {int(o["frame"]): o for o in [*periodic, *kept, last]}
+    end = int(last["frame"])
+    return [by_frame[f] for f in sorted(by_frame) if f <= end]
 
 
 # ============================================================================ actions -> goals
@@ -273,6 +282,6 @@ def _wrap(a: float) -> float:
 
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
-           "parse_status", "select_observations", "agent_pose_from_matrix", "frame_of", "object_position",
+           "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of", "object_position",
            "turn_goal", "face_goal", "move_goal", "explore_goals", "straight_free", "walk_stand_off", "HAZARD_CHANNEL",
            "HAZARD_TOPIC"]

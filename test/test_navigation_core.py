@@ -285,3 +285,23 @@ def test_bumps_are_obstacles_until_cleared():
     assert p.plan((1.0, 4.0), (5.0, 4.0)).length == pytest.approx(around.length)
     p.clear_bumps()
     assert p.plan((1.0, 4.0), (5.0, 4.0)).length == pytest.approx(straight.length)
+
+
+def test_lower_gain_tolerates_late_commands():
+    """Free-run: each command may act one frame late.  Dead-beat then overshoots; the
+    free-run gain still ends inside the tolerance."""
+    def run(gain):
+        f = PathFollower(FollowerConfig(gain=gain))
+        f.set_path(np.array([[2.0, 2.0]]), goal_yaw=math.radians(100))
+        pose, prev, t = np.array([2.0, 2.0, 0.0]), None, 0.0
+        for _ in range(100):
+            c = f.step(pose, t)
+            if c.status == "succeeded":
+                break
+            if prev is not None:                      # the previous command acts now
+                pose[2] = wrap(pose[2] + prev.w * FRAME)
+            prev, t = c, t + FRAME
+        if prev is not None:                          # ... and once more after the stop
+            pose[2] = wrap(pose[2] + prev.w * FRAME)
+        return abs(wrap(pose[2] - math.radians(100)))
+    assert run(0.6) <= math.radians(10)

@@ -17,8 +17,8 @@ from hazard_sim import teleop
 from hazard_sim.agents import make_agent
 from hazard_sim.env import HazardEnv
 from planner_node.observation import (ObservationAssembler, action_result, agent_pose_from_matrix, build_info,
-                                      build_observation, explore_goals, face_goal, frame_of, move_goal,
-                                      object_position, parse_status, parse_task, select_observations, straight_free,
+                                      build_observation, explore_goals, face_goal, frame_of, merge_observations,
+                                      move_goal, object_position, parse_status, parse_task, straight_free,
                                       turn_goal, walk_stand_off)
 
 NS = 1_000_000_000
@@ -170,9 +170,9 @@ def test_status_task_and_helpers():
         parse_task({"hazard": "lava", "targets": [], "bounds": [0, 0, 1, 1]})
     assert frame_of(1_500_000_000) == 15
     assert np.allclose(agent_pose_from_matrix(planar(1, 2, 0.3)), (1, 2, 0.3))
-    obs = [{"frame": np.int64(f)} for f in range(3, 26)]
-    assert [int(o["frame"]) for o in select_observations(obs, 10, keep_frames=[7])] == [7, 10, 20, 25]
-    assert select_observations([], 10) == []
+    o = {f: {"frame": np.int64(f)} for f in (10, 13, 20, 25, 30)}
+    merged = merge_observations([o[10], o[20], o[30]], [o[13], o[20]], o[25])
+    assert [int(m["frame"]) for m in merged] == [10, 13, 20, 25]
 
 
 def test_action_goals():
@@ -206,3 +206,23 @@ def test_straight_free_stops_at_obstacles():
     # standing in the margin: may walk out of it; towards the obstacle only the first 0.3 m
     assert straight_free(blocked, spec, (3.05, 1.5, math.pi), 1.0) == pytest.approx(1.0)
     assert straight_free(blocked, spec, (3.05, 1.5, 0.0), 1.0) == pytest.approx(0.3)
+
+
+def test_strict_assembly_keeps_frame_order():
+    """Lock-step: an older frame that still misses a piece holds newer frames back, so the
+    agent sees every frame in order whatever order the topics arrive in."""
+    tf = TfBuffer()
+    tf.set_transform(np.eye(4), "map", "odom", 0, static=True)
+    tf.set_transform(np.eye(4), "base_link", "camera_optical_frame", 0, static=True)
+    for f in (1, 2):
+        tf.set_transform(planar(0.1 * f, 0, 0), "odom", "base_link", f * NS // 10)
+    asm = ObservationAssembler(None, strict=True)
+    asm.set_camera_info(np.array([[5.0, 0, 3], [0, 5, 2], [0, 0, 1]]))
+    img, rgb, seg = np.zeros((4, 6), np.float32), np.zeros((4, 6, 3), np.uint8), np.zeros((4, 6), np.int32)
+    asm.add("rgb", NS // 10, rgb, "camera_optical_frame")
+    asm.add("depth", NS // 10, img)
+    for kind, a in (("rgb", rgb), ("depth", img), ("seg", seg)):
+        asm.add(kind, 2 * NS // 10, a)
+    assert asm.pop_complete(tf, -1) == []            # frame 2 waits for frame 1
+    asm.add("seg", NS // 10, seg)
+    assert [int(o["frame"]) for o in asm.pop_complete(tf, -1)] == [1, 2]

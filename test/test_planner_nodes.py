@@ -36,7 +36,7 @@ from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from hazard_ros.conversions import planar_matrix, stamp_from_frame, to_ros_odometry, to_ros_transform
+from hazard_ros.conversions import stamp_from_frame, to_ros_odometry, to_ros_transform
 from hazard_sim.navigation.grid import inflate
 from planner_node.commander import Navigator, TaskResult, pose_stamped
 from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
@@ -301,6 +301,27 @@ def test_cancel_stops_the_robot(ros):
         nav.destroy()
 
 
+def test_new_goal_preempts_the_running_one(ros):
+    client_node = ros["client"]
+    client = ActionClient(client_node, NavigateToPose, "/free/navigate_to_pose")
+    nav = navigator(ros, "free")
+    robot = ros["free_robot"]
+    try:
+        x, y, yaw = robot.pose
+        first = client.send_goal_async(NavigateToPose.Goal(pose=pose_stamped(x, y - 2.5, None)))
+        assert nav._wait_future(first, WAIT_S) and first.result().accepted
+        first_result = first.result().get_result_async()
+        nav._wait_future(rclpy.task.Future(), 0.3)
+        assert nav.go_to_pose(pose_stamped(x, y, yaw + math.pi / 2))       # turn in place instead
+        assert nav.wait_for_task(WAIT_S) == TaskResult.SUCCEEDED, nav.error_msg
+        assert nav._wait_future(first_result, WAIT_S)
+        r = first_result.result()
+        assert r.status == GoalStatus.STATUS_ABORTED and "preempted" in r.result.error_msg
+    finally:
+        client.destroy()
+        nav.destroy()
+
+
 def test_commander_round_trip_free_run(ros):
     nav = navigator(ros, "free")
     robot = ros["free_robot"]
@@ -383,7 +404,7 @@ def test_decision_node_runs_an_episode_in_lockstep():
     executor = MultiThreadedExecutor(num_threads=5, context=context)
     for n in nodes:
         executor.add_node(n)
-    dec_executor = MultiThreadedExecutor(num_threads=3, context=context)
+    dec_executor = MultiThreadedExecutor(num_threads=4, context=context)
     dec_executor.add_node(dec)
     actions = []
     nodes[1].create_subscription(String, "decision/action", actions.append, 10)
