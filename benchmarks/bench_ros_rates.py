@@ -177,6 +177,7 @@ def bench_latency(args, domain: int) -> dict:
     return {"frames_with_map": len(lat_map), "median_depth_to_map_ms": med(lat_map),
             "frames_with_cmd": len(lat_cmd), "median_frame_to_cmd_vel_ms": med(lat_cmd),
             "p90_frame_to_cmd_vel_ms": round(float(np.percentile(lat_cmd, 90)) * 1e3, 1) if lat_cmd else None,
+            "p95_frame_to_cmd_vel_ms": round(float(np.percentile(lat_cmd, 95)) * 1e3, 1) if lat_cmd else None,
             "cmd_vel_msgs": len(cmds)}
 
 
