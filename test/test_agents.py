@@ -48,3 +48,19 @@ def test_mcts_prefers_the_cheaper_plan():
     far = ObjectRecord(1002, "book", np.array([7.0, 5.0, 0.1]), 0, True, 1)
     ag.memory.objects = {1001: near, 1002: far}
     assert ag.plan([far, near]) == 1001
+
+
+def test_mcts_plans_with_no_cart_known_in_wind():
+    """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
+    import numpy as np
+
+    from hazard_sim.agents.memory import Memory, ObjectRecord
+    from hazard_sim.navigation.grid import GridSpec
+    from hazard_sim.navigation.observed_map import ObservedMap
+    ag = make_agent("mcts", simulations=200)
+    ag.memory = Memory({"hazard": "wind", "targets": [{"category": "bag", "value": 1}]})
+    ag.map = ObservedMap(GridSpec((0, 0, 16, 16), 0.1), 0.25)
+    ag.memory.agent_pose = np.array([1.0, 1.0, 0.0])
+    rec = ObjectRecord(1001, "bag", np.array([3.0, 1.0, 0.1]), 0, True, 1)
+    ag.memory.objects = {1001: rec}
+    assert ag.plan([rec]) in (1001, None)

@@ -138,8 +138,8 @@ class MCTSAgent(Agent):
             expanded = False
             for d in range(self.depth):
                 acts = actions(state)
-                if not state[1] and state[2] is None:
-                    break
+                if not acts or (not state[1] and state[2] is None):
+                    break       # nothing left to do (or holding with no cart known yet)
                 nv = visits.get(state, 0)
                 if not expanded:
                     untried = [a for a in acts if (state, a) not in stats]
@@ -163,7 +163,10 @@ class MCTSAgent(Agent):
                 st[0] += 1
                 st[1] += ret
                 visits[s] = visits.get(s, 0) + 1
-        best = max(actions(root), key=lambda a: stats.get((root, a), [0, -1e9])[0])
+        root_actions = actions(root)
+        if not root_actions:
+            return None
+        best = max(root_actions, key=lambda a: stats.get((root, a), [0, -1e9])[0])
         if best[0] == "explore":
             return None
         node = best[1]
