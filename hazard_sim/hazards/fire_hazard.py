@@ -7,6 +7,7 @@ from scipy.ndimage import gaussian_filter
 from hazard_sim.hazards.base import Hazard
 from hazard_sim.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
 from hazard_sim.navigation.grid import rasterize_boxes
+from hazard_sim.world import FLAME_ID
 
 
 class FireHazard(Hazard):
@@ -25,7 +26,9 @@ class FireHazard(Hazard):
         for xy in sources:
             fire.ignite(xy)
         self._index = {o.id: k for k, o in enumerate(objs)}
+        self._ids = np.array([o.id for o in objs])
         self._grid = None
+        self._lut = None
 
     # ---------------------------------------------------------------- dynamics
     def step_frame(self, world) -> None:
@@ -78,18 +81,29 @@ class FireHazard(Hazard):
         """Thermal image (Celsius): object temperatures where objects are seen, the
         floor fire's temperature field elsewhere, blurred as in HAZARD."""
         seg, pts = frame.seg, frame.points
-        valid = np.isfinite(pts[..., 0])
+        spec, grid = self.floor.spec, self.temperature_grid().astype(np.float32)
+        h, w = grid.shape
+        with np.errstate(invalid="ignore"):
+            j = ((pts[..., 0] - np.float32(spec.bounds[0])) * np.float32(1.0 / spec.resolution))
+            i = ((pts[..., 1] - np.float32(spec.bounds[1])) * np.float32(1.0 / spec.resolution))
+            np.clip(j, 0, w - 1, out=j)
+            np.clip(i, 0, h - 1, out=i)
+        valid = np.isfinite(i)
         img = np.full(seg.shape, self.p.room_temperature, np.float32)
-        i, j = self.floor.spec.to_cells(np.nan_to_num(pts[..., :2]))
-        img[valid] = self.temperature_grid()[i[valid], j[valid]]
-        lut_ids = np.array([o.id for o in world.objects])
-        obj = np.isin(seg, lut_ids)
-        if obj.any():
-            order = np.argsort(lut_ids)
-            k = order[np.searchsorted(lut_ids, seg[obj], sorter=order)]
-            img[obj] = self.temps.temps[k]
-        img[seg == 900] = self.p.burning_temperature
-        return gaussian_filter(img, 1.5).astype(np.float32)
+        img[valid] = grid[i[valid].astype(np.intp), j[valid].astype(np.intp)]
+        # per-instance temperature lookup table: objects by id, flames at burning temperature
+        lut = self._temperature_lut(world)
+        inst = lut[np.minimum(seg, len(lut) - 1)]
+        known = ~np.isnan(inst)
+        img[known] = inst[known]
+        return gaussian_filter(img, 1.5)
+
+    def _temperature_lut(self, world) -> np.ndarray:
+        if self._lut is None:
+            self._lut = np.full(max(int(self._ids.max()), FLAME_ID) + 2, np.nan, np.float32)
+        self._lut[self._ids] = self.temps.temps
+        self._lut[FLAME_ID] = self.p.burning_temperature
+        return self._lut
 
     # ---------------------------------------------------------------- agent effects
     def agent_blocked(self, xy) -> bool:
