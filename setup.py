@@ -34,7 +34,7 @@ setup(
             "mapping_node = perception_node.mapping_node:main",
             "navigation_node = planner_node.navigation_node:main",
             "decision_node = planner_node.decision_node:main",
-            "mcap_recorder = hazard_ros.recorder:main",
+            "mcap_recorder = hazard_ros.recorder_node:main",
         ],
     },
 )

@@ -58,7 +58,7 @@ from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_r
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.actions import parse_action
 from hazard_sim.agents import AGENTS, make_agent
-from planner_node.commander import Navigator, TaskResult, pose_stamped
+from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from hazard_sim.navigation.grid import inflate
 from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
 from planner_node.observation import (BODY_RADIUS, HAZARD_CHANNEL, ObservationAssembler, action_result,

@@ -25,7 +25,7 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
 mcap_reader = pytest.importorskip("mcap.reader", reason="the mcap package is not installed")
 
 from hazard_ros import conversions as conv
-from hazard_ros.recorder import Recorder, message_class, message_definition, qos_profiles_yaml
+from hazard_ros.recorder_node import Recorder, message_class, message_definition, qos_profiles_yaml
 
 TEST_TIME_LIMIT_S = 25
 

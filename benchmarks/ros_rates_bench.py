@@ -1,6 +1,6 @@
 """Benchmark sim_node over ROS 2 (a script, not a test).
 
-    .venv/bin/python benchmarks/bench_ros_rates.py [--task fire] [--rate 30] [--seconds 10]
+    .venv/bin/python benchmarks/ros_rates_bench.py [--task fire] [--rate 30] [--seconds 10]
         [--width 640 --height 480] [--latency-seconds 20] [--json out.json]
 
 Part 1: runs ``sim_node`` as its own process in free-run at ``--rate`` frames per
