@@ -42,8 +42,8 @@ from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
 from planner_node.navigation_node import LATCHED, LOCKSTEP_SENSOR, PUBLISHED_TOPICS, NavigationNode
 
-TEST_TIME_LIMIT_S = 20
-WAIT_S = 10.0
+TEST_TIME_LIMIT_S = 60
+WAIT_S = 30.0
 
 
 def door_grid() -> np.ndarray:
