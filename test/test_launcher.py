@@ -25,19 +25,6 @@ LAUNCH_FILE = REPO / "launch" / "hazard.launch.yaml"
 TEST_TIME_LIMIT_S = 25
 
 
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 @pytest.fixture
 def fake_bin(monkeypatch):
     """Executables resolve to fixed paths, so parsing does not depend on what is installed."""

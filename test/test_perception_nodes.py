@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import time
@@ -59,29 +57,6 @@ OBJ_ROWS, OBJ_COLS = slice(30, 38), slice(28, 36)
 OBJ_DEPTH = 2.0
 TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}], "containers": {},
         "bounds": [-1.0, -5.0, 6.0, 5.0], "episode": 0}
-
-
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def ros_env(monkeypatch):
-    domain_id = random.SystemRandom().randint(1, 101)
-    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
-    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    monkeypatch.setenv("ROS_STATIC_PEERS", "")
-    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
-    return domain_id
 
 
 @pytest.fixture

