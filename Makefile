@@ -3,7 +3,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup run run-embedded test bench-table bench-speed clean
+.PHONY: setup run run-embedded test test-golden bench-table bench-speed clean
 
 setup:
 	bash scripts/setup.sh
@@ -20,6 +20,10 @@ run-embedded: setup
 test: setup
 	$(PY) -m pytest -q --ignore=test/test_planner_nodes.py
 	$(PY) -m pytest -q test/test_planner_nodes.py
+
+# all 30 golden HAZARD results (fire / flood / wind x greedy / rule x test episodes 0-4)
+test-golden: setup
+	$(PY) -m pytest -q -m golden test/test_golden.py
 
 bench-table: setup
 	bash scripts/bench_table.sh
