@@ -42,10 +42,11 @@ def machine() -> dict:
 def bench_render(task: str, w: int, h: int, frames: int = 200) -> dict:
     env = HazardEnv(task, "test", 0, camera=CameraSpec(width=w, height=h))
     env.reset()
-    env._advance(300)                     # some fire / water on screen
-    env._refresh_dynamic()
+    env.advance(300)                      # some fire / water on screen
+    env.sync_render_scene()
     pos, rot = env.agent.camera_pose()
-    water = env.world.hazard.water_surface()
+    proc = env.world.processes[0]
+    water = proc.render_surface()
     times, full = [], []
     for k in range(frames):
         env.agent.yaw += 0.03
@@ -54,7 +55,7 @@ def bench_render(task: str, w: int, h: int, frames: int = 200) -> dict:
         f = env.renderer.render(pos, rot, water)
         _ = f.rgb, f.depth, f.seg
         t1 = time.perf_counter()
-        env.world.hazard.hazard_image(f, env.world)
+        proc.field_image(f, env.world)
         t2 = time.perf_counter()
         times.append(t1 - t0)
         full.append(t2 - t0)
@@ -67,9 +68,9 @@ def bench_sim(task: str, frames: int, render: bool) -> float:
     env.reset()
     t0 = time.perf_counter()
     for _ in range(frames):
-        env._advance(1)
+        env.advance(1)
         if render:
-            env._observe()
+            env.observe()
     return frames / (time.perf_counter() - t0)
 
 

@@ -1,6 +1,6 @@
 """Benchmark sim_node over ROS 2 (a script, not a test).
 
-    .venv/bin/python benchmarks/ros_rates_bench.py [--task fire] [--rate 30] [--seconds 10]
+    .venv/bin/python benchmarks/ros_rates_bench.py [--benchmark hazard/fire] [--rate 30] [--seconds 10]
         [--width 640 --height 480] [--latency-seconds 20] [--json out.json]
 
 Part 1: runs ``sim_node`` as its own process in free-run at ``--rate`` frames per
@@ -67,7 +67,7 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def bench_rates(args, domain: int) -> dict:
-    sim = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", f"task:={args.task}",
+    sim = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", f"benchmark:={args.benchmark}",
                             "-p", f"camera_width:={args.width}", "-p", f"camera_height:={args.height}",
                             "-p", "camera_rate:=10.0", "-p", f"realtime_factor:={args.rate / 10.0}",
                             "-p", "frame_limit:=100000"], env=_env(domain))
@@ -108,7 +108,7 @@ def bench_rates(args, domain: int) -> dict:
     sim_fps = ((clock_frames[-1][1] - clock_frames[0][1]) / (clock_frames[-1][0] - clock_frames[0][0])
                if len(clock_frames) > 1 else float("nan"))
     return {
-        "task": args.task, "image": f"{args.width}x{args.height}", "target_hz": args.rate,
+        "benchmark": args.benchmark, "image": f"{args.width}x{args.height}", "target_hz": args.rate,
         "seconds": round(t1 - t0, 2), "rgbd_frames": len(both),
         "rgbd_hz": round(len(both) / (t1 - t0), 2),
         "sim_frames_per_s": round(sim_fps, 2),
@@ -132,7 +132,7 @@ def pipeline_available() -> str | None:
 def bench_latency(args, domain: int) -> dict:
     launch = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", "--no-exit-on-metrics",
                                *(["--no-dds-profile"] if args.no_dds_profile else []),
-                               f"task:={args.task}", "lockstep:=false", f"camera_width:={args.width}",
+                               f"benchmark:={args.benchmark}", "lockstep:=false", f"camera_width:={args.width}",
                                f"camera_height:={args.height}", "--grace", "3"],
                               env=_env(domain), stdout=subprocess.DEVNULL if not args.verbose else None,
                               stderr=subprocess.STDOUT if not args.verbose else None)
@@ -183,7 +183,7 @@ def bench_latency(args, domain: int) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--task", default="fire", choices=["fire", "flood", "wind"])
+    ap.add_argument("--benchmark", default="hazard/fire", help="benchmark id (hazard benchmarks lists them)")
     ap.add_argument("--rate", type=float, default=30.0, help="sim frames (= RGB-D frames) per wall second")
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--width", type=int, default=640)

@@ -354,3 +354,23 @@ def to_ros_label_info(labels: Mapping[int, str], stamp: Time, frame_id: str = ""
 
 def from_ros_label_info(msg) -> dict[int, str]:
     return {int(c.class_id): c.class_name for c in msg.class_map}
+
+
+# ============================================================================ action outcomes
+def to_trigger_message(status, text: str) -> str:
+    """A std_srvs/Trigger message carrying an action's typed status: ``"[status] text"``
+    (the status is machine-readable; clients branch on it, not on the text)."""
+    return f"[{status}] {text}"
+
+
+def from_trigger_message(message: str):
+    """``(Status, text)`` of a message made by :func:`to_trigger_message`; the status is
+    ``Status.INVALID`` for a message without one (e.g. from another robot's driver)."""
+    from hazard_sim.core.outcome import Status
+    if message.startswith("[") and "] " in message:
+        code, text = message[1:].split("] ", 1)
+        try:
+            return Status(code), text
+        except ValueError:
+            pass
+    return Status.INVALID, message

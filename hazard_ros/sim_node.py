@@ -1,10 +1,10 @@
-"""``sim_node``: a thin ROS 2 node around :class:`hazard_sim.env.HazardEnv`.
+"""``sim_node``: a thin ROS 2 node around :class:`hazard_sim.core.env.EmbodiedEnv`.
 
 Publishes the sensors of the humanoid (RGB-D + segmentation camera, thermal or
 water-level image, LiDAR, IMU, GPS, odometry, TF, /clock) and the episode's
 task / status / metrics; takes ``cmd_vel`` and the ``pick_up`` / ``drop``
 Trigger services; see docs/ros_contract.md. All simulation lives in the core
-(``hazard_sim.env``, ``hazard_sim.teleop``); all message building in
+(``hazard_sim.core.env``, ``hazard_sim.teleop``); all message building in
 ``hazard_ros.conversions``.
 
 Time: one simulator frame is 0.1 s of sim time; every message of a frame is
@@ -20,7 +20,8 @@ Modes:
   ``drop``. Sensor topics are then reliable and transient-local (depth 2), so
   a node that starts late still gets the current frame.
 
-Run: ``sim_node --ros-args -p task:=flood -p episode:=3 -p lockstep:=true``.
+Run: ``sim_node --ros-args -p benchmark:=hazard/flood -p episode:=3 -p lockstep:=true``
+(``-p task:=flood`` is the older spelling of the same).
 """
 from __future__ import annotations
 
@@ -47,11 +48,13 @@ from vision_msgs.msg import LabelInfo
 from hazard_ros import conversions as conv
 from hazard_sim import teleop
 from hazard_sim.dataset import DatasetError
-from hazard_sim.env import HazardEnv
+from hazard_sim.core.env import EmbodiedEnv
+from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.spec import benchmark_ids, resolve
 from hazard_sim.render.camera import CameraSpec
-from hazard_sim.world import FRAME_DT
 
 FRAME_RATE = 1.0 / FRAME_DT
+DEFAULT_BENCHMARK = "hazard/fire"
 
 #: every topic this node can publish (relative names) -> ROS type; tests and the
 #: RViz config check use it. Thermal is published in fire, water level in flood.
@@ -79,7 +82,8 @@ SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "
 
 # name -> (default, type, description)
 PARAMETERS = {
-    "task": ("fire", str, "fire | flood | wind"),
+    "benchmark": ("", str, f"benchmark id (empty: the task parameter's, else {DEFAULT_BENCHMARK})"),
+    "task": ("", str, "older spelling of benchmark: a HAZARD hazard name, e.g. flood = hazard/flood"),
     "split": ("test", str, "dataset split: train | test"),
     "episode": (0, int, "episode index in the split"),
     "seed": (0, int, "random seed of the episode"),
@@ -137,14 +141,14 @@ class SimNode(Node):
         super().__init__(node_name, **kwargs)
         p = self.p = self._read_parameters()
         try:
-            self.env = HazardEnv(p["task"], p["split"], p["episode"], seed=p["seed"],
+            self.env = EmbodiedEnv(p["benchmark"], p["split"], p["episode"], seed=p["seed"],
                                  camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
                                  hazards_affect_agent=p["hazards_affect_agent"],
                                  dataset_root=Path(p["dataset_root"]) if p["dataset_root"] else None,
                                  frame_limit=p["frame_limit"] or None)
             self.env.reset()
         except (IndexError, KeyError, OSError, DatasetError) as exc:
-            raise ValueError(f"cannot load episode {p['task']}/{p['split']}/{p['episode']}: "
+            raise ValueError(f"cannot load episode {p['benchmark']}/{p['split']}/{p['episode']}: "
                              f"{exc.args[0] if exc.args else exc}") from None
         env = self.env
         self.datum = (p["datum_latitude"], p["datum_longitude"], p["datum_altitude"])
@@ -154,7 +158,8 @@ class SimNode(Node):
         self.cmd_frame = -10 ** 9
         self.last_result: dict = {}
         self.metrics_sent = False
-        self.channel = env.world.hazard.channel       # temperature | water_level | None
+        # the field a world process offers: temperature | water_level | None
+        self.channel = next((q.channel for q in env.world.processes if q.channel), None)
 
         cam_qos = LOCKSTEP_SENSOR if p["lockstep"] else qos_profile_sensor_data
         sensor_qos = LOCKSTEP_SENSOR if p["lockstep"] else 10
@@ -183,7 +188,7 @@ class SimNode(Node):
                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
         mode = "lock-step" if p["lockstep"] else f"free-run x{p['realtime_factor']:g}"
         self.get_logger().info(
-            f"{p['task']}/{p['split']} episode {p['episode']} (scene {env.spec_dict['scene']}), {mode}, camera "
+            f"{p['benchmark']}/{p['split']} episode {p['episode']} (scene {env.spec_dict['scene']}), {mode}, camera "
             f"{p['camera_width']}x{p['camera_height']} every {self.periods['camera']} frame(s)")
 
     # ------------------------------------------------------------------ set-up helpers
@@ -192,8 +197,11 @@ class SimNode(Node):
         for name, (default, kind, doc) in PARAMETERS.items():
             self.declare_parameter(name, default, ParameterDescriptor(description=doc, dynamic_typing=True))
             out[name] = _coerce(name, self.get_parameter(name).value, kind)
-        if out["task"] not in ("fire", "flood", "wind"):
-            raise ValueError(f"unknown task {out['task']!r}: expected one of fire, flood, wind")
+        try:
+            out["benchmark"] = resolve(out["benchmark"] or out["task"] or DEFAULT_BENCHMARK)
+        except KeyError:
+            raise ValueError(f"unknown benchmark {out['benchmark'] or out['task']!r}: expected one of "
+                             f"{', '.join(benchmark_ids())} (or fire, flood, wind)") from None
         for name in ("camera_width", "camera_height"):
             if out[name] <= 0:
                 raise ValueError(f"parameter {name!r} must be > 0, got {out[name]}")
@@ -237,13 +245,13 @@ class SimNode(Node):
         env, stamp = self.env, conv.stamp_from_frame(0)
         tfs = [conv.to_ros_transform(np.eye(4), stamp, "map", "odom")]
         tfs += [conv.to_ros_transform(T, stamp, parent, child)
-                for child, (parent, T) in teleop.sensor_mounts(env.humanoid_spec).items()]
+                for child, (parent, T) in teleop.sensor_mounts(env.agent.spec).items()]
         self.pubs["/tf_static"].publish(conv.to_ros_tf_message(tfs))
         self.pubs["camera/segmentation/label_info"].publish(
             conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
         task = dict(env.task_description(), episode=env.spec_dict["index"], split=env.split,
                     scene=env.spec_dict["scene"], seed=self.p["seed"], bounds=list(env.world.scene.bounds),
-                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"])
+                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"], benchmark=env.benchmark, channel=self.channel)
         self.pubs["task"].publish(conv.to_ros_json(task))
 
     def _due(self, sensor: str, frame: int, everything: bool) -> bool:
@@ -292,18 +300,18 @@ class SimNode(Node):
 
     def _publish_status(self) -> None:
         env = self.env
-        held = env.agent.held.id if env.agent.held is not None else None
-        self.pubs["episode/status"].publish(conv.to_ros_json({
-            "frame": env.world.frame, "held": held, "rescued_ids": [r.id for r in env.rescued],
-            "done": bool(env.done), "last_result": self.last_result}))
+        held = getattr(env.agent, "held", None)
+        status = dict(env.task.info(env), frame=env.world.frame, held=None if held is None else held.id,
+                      done=bool(env.done), last_result=self.last_result)
+        self.pubs["episode/status"].publish(conv.to_ros_json(status))
         if env.done and not self.metrics_sent:
             metrics = env.metrics()
             self.pubs["episode/metrics"].publish(conv.to_ros_json(metrics))
             self.metrics_sent = True
             if self.timer is not None:
                 self.timer.cancel()
-            self.get_logger().info(f"episode over at frame {env.world.frame}: value rate "
-                                   f"{metrics.get('value_rate', float('nan')):.3f}")
+            self.get_logger().info(f"episode over at frame {env.world.frame}: "
+                                   + ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if isinstance(v, float)))
 
     # ------------------------------------------------------------------ simulation
     def _advance_frame(self) -> None:
@@ -355,22 +363,24 @@ class SimNode(Node):
             self.get_logger().error(f"{action}: {type(exc).__name__}: {exc}")
             response.success, response.message = False, f"{action[0]} failed: {type(exc).__name__}: {exc}"
             return response
-        env._pending.clear()
+        env.frames_seen.clear()
         self.tracker.update(env.agent.xy, env.agent.yaw, env.world.frame - before)
         self.last_result = info["action_result"]
         self._publish_frame(everything=True)
         response.success = bool(self.last_result["success"])
-        response.message = self.last_result["reason"] or f"{self.last_result['action']} done in " \
-                                                          f"{self.last_result['frames']} frames"
+        response.message = conv.to_trigger_message(
+            self.last_result["status"],
+            self.last_result["reason"] or f"{self.last_result['action']} done in {self.last_result['frames']} frames")
         return response
 
     def _on_pick_up(self, request, response):
         if self._over(response):
             return response
-        target, reason = teleop.nearest_reachable_target(self.env)
+        target, reason, status = teleop.nearest_reachable_target(self.env)
         if target is None:
-            response.success, response.message = False, f"pick_up: {reason}"
-            self.last_result = {"action": "pick_up()", "success": False, "frames": 0, "reason": reason}
+            response.success, response.message = False, conv.to_trigger_message(status, f"pick_up: {reason}")
+            self.last_result = {"action": "pick_up()", "status": str(status), "success": False, "frames": 0,
+                                "reason": reason}
             self._publish_status()
             return response
         return self._run_action(("pick_up", target), response)

@@ -1,9 +1,12 @@
-"""``hazard``: run HAZARD episodes and benchmark sweeps from the command line.
+"""``hazard``: run benchmark episodes and sweeps from the command line.
 
-  hazard run   --task fire --split test --episode 0 --agent greedy --seed 0 [--json] [--save-viz DIR]
-  hazard bench --task fire --split test --agent mcts [--episodes N] [--workers K] [--out FILE] [--ray ADDRESS]
-  hazard table --task fire --agents random,rule,greedy,mcts [--out-dir DIR] [--workers K]
+  hazard run   --benchmark hazard/fire --split test --episode 0 --agent greedy --seed 0 [--json] [--save-viz DIR]
+  hazard bench --benchmark hazard/fire --split test --agent mcts [--episodes N] [--workers K] [--out FILE]
+  hazard table --benchmark hazard/fire --agents random,rule,greedy,mcts [--out-dir DIR] [--workers K]
+  hazard benchmarks                        (the registered benchmark ids)
   hazard dataset generate [--out DIR] | hazard dataset validate FILE...
+
+``--task fire`` is the older spelling of ``--benchmark hazard/fire`` (same results).
 """
 from __future__ import annotations
 
@@ -13,17 +16,8 @@ import sys
 from pathlib import Path
 
 from hazard_sim.agents import AGENTS
-from hazard_sim.dataset import SPLITS, TASKS, DatasetError
-
-PAPER = {  # HAZARD Table 1 (ground-truth segmentation): value %, step, damage %
-    "fire": {"random": (43.8, 279.1, 37.3), "rule": (53.1, 236.1, 32.3), "greedy": (35.4, 315.8, 25.9),
-             "mcts": (75.9, 150.1, 19.7)},
-    "flood": {"random": (28.1, 286.6, 80.0), "rule": (27.3, 325.3, 82.2), "greedy": (18.5, 289.9, 80.3),
-              "mcts": (43.7, 146.6, 69.9)},
-    "wind": {"random": (7.1, 1131.8, None), "rule": (0.0, None, None), "greedy": (0.2, 444.0, None),
-             "mcts": (18.0, None, None)},
-}
-
+from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
+from hazard_sim.dataset import SPLITS, DatasetError
 
 def _camera(a):
     from hazard_sim.render.camera import CameraSpec
@@ -34,15 +28,25 @@ def _agent_kwargs(a) -> dict:
     return {"simulations": a.mcts_simulations} if a.agent.startswith("mcts") and a.mcts_simulations else {}
 
 
+def _benchmark(a) -> str:
+    """The benchmark id from --benchmark or the older --task."""
+    if a.benchmark and a.task and get_spec(a.benchmark).id != get_spec(a.task).id:
+        raise ValueError(f"--benchmark {a.benchmark} and --task {a.task} disagree: give one")
+    if not (a.benchmark or a.task):
+        raise ValueError("give --benchmark ID (hazard benchmarks lists them) or --task fire|flood|wind")
+    a.benchmark = get_spec(a.benchmark or a.task).id
+    return a.benchmark
+
+
 def cmd_run(a) -> int:
     from hazard_sim.runner import run_episode
-    m = run_episode(a.task, a.split, a.episode, a.agent, a.seed, camera=_camera(a), save_viz=a.save_viz,
+    m = run_episode(_benchmark(a), a.split, a.episode, a.agent, a.seed, camera=_camera(a), save_viz=a.save_viz,
                     hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a),
                     render_backend=a.render_backend)
     if a.json:
         print(json.dumps(m, sort_keys=True))
     else:
-        print(f"{a.task}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
+        print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
         print(f"  value rate {m['value_rate']:.3f}   step {_fmt(m['step'])}   damage {_fmt(m['damage'])}")
         print(f"  rescued {m['rescued_count']}/{m['targets']} targets in {m['frames']} frames, "
               f"{m['actions']} actions ({m['failed_actions']} failed), {m['wall_time_s']:.1f} s")
@@ -55,30 +59,27 @@ def _fmt(v, nd=1):
     return "-" if v is None else f"{v:.{nd}f}" if isinstance(v, float) else str(v)
 
 
-def table_rows(task: str, rows: list[dict]) -> str:
-    head = f"{'agent':<11} {'Value':>7} {'Step':>8} {'Damage':>7} | paper {'Value':>6} {'Step':>7} {'Damage':>6}  (n)"
-    lines = [f"HAZARD {task} ({rows[0]['split']} split)", head, "-" * len(head)]
-    for r in rows:
-        p = PAPER.get(task, {}).get(r["agent"], (None, None, None))
-        lines.append(f"{r['agent']:<11} {_fmt(r['value']):>7} {_fmt(r['step']):>8} {_fmt(r['damage']):>7} | "
-                     f"      {_fmt(p[0]):>6} {_fmt(p[1]):>7} {_fmt(p[2]):>6}  ({r['episodes']})")
-    return "\n".join(lines)
+def table_rows(benchmark: str, rows: list[dict]) -> str:
+    """The benchmark's table of ``rows`` beside the paper's numbers."""
+    spec = get_spec(benchmark)
+    if spec.table is None:
+        raise ValueError(f"benchmark {spec.id} has no table layout")
+    return spec.table(spec.id, rows)
 
 
 def _episodes(a) -> list[int]:
-    from hazard_sim.dataset import load_dataset
-    n = len(load_dataset(a.task, a.split))
+    n = get_spec(a.benchmark).dataset.count(a.split)
     count = n if a.episodes is None else a.episodes
     if not 1 <= count <= n:
-        raise IndexError(f"--episodes {count} out of range: {a.task}/{a.split} has {n} episodes")
+        raise IndexError(f"--episodes {count} out of range: {a.benchmark}/{a.split} has {n} episodes")
     return list(range(count))
 
 
 def cmd_bench(a) -> int:
     from hazard_sim.runner import bench
-    r = bench(a.task, a.split, a.agent, _episodes(a), workers=a.workers, seed=a.seed, out=a.out,
+    r = bench(_benchmark(a), a.split, a.agent, _episodes(a), workers=a.workers, seed=a.seed, out=a.out,
               ray_address=a.ray, agent_kwargs=_agent_kwargs(a))
-    print(table_rows(a.task, [r]))
+    print(table_rows(a.benchmark, [r]))
     if a.json:
         print(json.dumps({k: v for k, v in r.items() if k != "results"}, sort_keys=True))
     return 0
@@ -86,6 +87,7 @@ def cmd_bench(a) -> int:
 
 def cmd_table(a) -> int:
     from hazard_sim.runner import bench
+    _benchmark(a)
     out_dir = Path(a.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -93,12 +95,28 @@ def cmd_table(a) -> int:
         if agent not in AGENTS:
             raise KeyError(f"unknown agent {agent!r}; known: {', '.join(sorted(AGENTS))}")
         a.agent = agent
-        rows.append(bench(a.task, a.split, agent, _episodes(a), workers=a.workers, seed=a.seed,
-                          out=str(out_dir / f"{a.task}_{a.split}_{agent}.jsonl"), ray_address=a.ray,
+        rows.append(bench(a.benchmark, a.split, agent, _episodes(a), workers=a.workers, seed=a.seed,
+                          out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}.jsonl"), ray_address=a.ray,
                           agent_kwargs=_agent_kwargs(a)))
-    text = table_rows(a.task, rows)
+    text = table_rows(a.benchmark, rows)
     print(text)
-    (out_dir / f"table_{a.task}_{a.split}.txt").write_text(text + "\n")
+    (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}.txt").write_text(text + "\n")
+    return 0
+
+
+def _legacy_stem(benchmark: str) -> str:
+    """File-name stem of a benchmark's sweep files (an alias keeps older sweeps resumable)."""
+    for alias, bid in ALIASES.items():
+        if bid == benchmark:
+            return alias
+    return benchmark.replace("/", "_")
+
+
+def cmd_benchmarks(a) -> int:
+    for bid in benchmark_ids():
+        spec = get_spec(bid)
+        aliases = [k for k, v in ALIASES.items() if v == bid]
+        print(f"{bid:<16} {spec.gym_id:<32} {spec.description}" + (f" (alias: {', '.join(aliases)})" if aliases else ""))
     return 0
 
 
@@ -123,11 +141,14 @@ def cmd_dataset(a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="hazard", description="HAZARD rescue benchmark (fire, flood, wind)")
+    p = argparse.ArgumentParser(prog="hazard", description="embodied benchmarks in dangerous, changing worlds "
+                                                           "(HAZARD fire / flood / wind, ...)")
     sub = p.add_subparsers(dest="cmd", required=True)
+    benchmark_ids()          # registers the shipped benchmarks (and their aliases)
 
     def common(sp, agent=True):
-        sp.add_argument("--task", required=True, choices=TASKS)
+        sp.add_argument("--benchmark", metavar="ID", help="benchmark id, e.g. hazard/fire (hazard benchmarks)")
+        sp.add_argument("--task", choices=sorted(ALIASES), help="older spelling: --task fire = --benchmark hazard/fire")
         sp.add_argument("--split", default="test", choices=SPLITS)
         if agent:
             sp.add_argument("--agent", default="greedy", choices=sorted(AGENTS))
@@ -164,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS")
     t.set_defaults(func=cmd_table)
+
+    bl = sub.add_parser("benchmarks", help="list the registered benchmark ids")
+    bl.set_defaults(func=cmd_benchmarks)
 
     d = sub.add_parser("dataset", help="generate or validate episode files")
     d.add_argument("action", choices=["generate", "validate"])

@@ -19,7 +19,7 @@ import numpy as np
 from hazard_sim.catalog import category, pool_for
 from hazard_sim.geometry import Box
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
-from hazard_sim.scenes import build_scene, scenes_for
+from hazard_sim.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
 
 FORMAT = "hazard-episodes"
 VERSION = 1
@@ -27,6 +27,17 @@ EPISODES_PER_SCENE = 25
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "hazard" / f"v{VERSION}"
 TASKS = ("fire", "flood", "wind")
 SPLITS = ("train", "test")
+
+
+def scenes_for(task: str, split: str) -> tuple[str, ...]:
+    """HAZARD's scenes of a task and split: houses for fire and flood, street regions for wind."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: expected train or test")
+    if task in ("fire", "flood"):
+        return TRAIN_LAYOUTS if split == "train" else TEST_LAYOUTS
+    if task == "wind":
+        return TRAIN_REGIONS if split == "train" else TEST_REGIONS
+    raise ValueError(f"unknown task {task!r}: expected one of fire, flood, wind")
 
 
 class DatasetError(ValueError):

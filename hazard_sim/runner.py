@@ -9,24 +9,34 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from gymnasium.wrappers import TimeLimit
+
 from hazard_sim.agents import make_agent
-from hazard_sim.env import HazardEnv
-from hazard_sim.metrics import aggregate
+from hazard_sim.core.env import EmbodiedEnv
+from hazard_sim.core.spec import get_spec, resolve
 from hazard_sim.render.camera import CameraSpec
 
-MAX_ACTIONS = 2000
+
+def make_env(benchmark: str, split: str = "test", episode: int = 0, **kw):
+    """The env of a benchmark id (or alias) wrapped in Gymnasium's ``TimeLimit`` at the
+    spec's action limit, as ``gymnasium.make`` would."""
+    spec = get_spec(benchmark)
+    env = EmbodiedEnv(spec, split, episode, **kw)
+    return TimeLimit(env, spec.max_steps) if spec.max_steps else env
 
 
-def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, *,
+def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int = 0, *,
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
                 hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
                 dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto") -> dict:
-    """Run one episode to its end and return its metrics (a JSON-able dict)."""
+    """Run one episode of ``benchmark`` (an id such as ``hazard/fire`` or an alias such
+    as ``fire``) to its end and return its metrics (a JSON-able dict)."""
     t0 = time.perf_counter()
-    env = HazardEnv(task, split, episode, seed=seed, camera=camera,
-                    hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
-                    frame_limit=frame_limit, render_backend=render_backend)
-    obs, info = env.reset()
+    wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
+                       hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
+                       frame_limit=frame_limit, render_backend=render_backend)
+    env = wrapped.unwrapped
+    obs, info = wrapped.reset()
     pol = make_agent(agent, seed=seed, **(agent_kwargs or {}))
     pol.reset(obs, info)
     recorder = None
@@ -36,9 +46,9 @@ def run_episode(task: str, split: str, episode: int, agent: str, seed: int = 0, 
         recorder.add(info, obs)
     actions = failed = 0
     terminated = truncated = False
-    while not (terminated or truncated) and actions < MAX_ACTIONS:
+    while not (terminated or truncated):
         action = pol.act(obs, info)
-        obs, _, terminated, truncated, info = env.step(action)
+        obs, _, terminated, truncated, info = wrapped.step(action)
         actions += 1
         failed += not info["action_result"]["success"]
         if recorder:
@@ -69,20 +79,31 @@ def load_results(path: Path) -> list[dict]:
     return out
 
 
-def bench(task: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
+def _benchmark_of(result: dict) -> str | None:
+    """The benchmark id of a stored result (older HAZARD results name only their task)."""
+    name = result.get("benchmark") or result.get("task")
+    try:
+        return resolve(name)
+    except KeyError:
+        return None
+
+
+def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
           out: str | None = None, ray_address: str | None = None, progress=True,
           agent_kwargs: dict | None = None) -> dict:
-    """Run episodes in parallel, append one JSON line per finished episode to ``out``
-    (skipping those already there: an interrupted sweep resumes), and aggregate."""
+    """Run episodes of ``benchmark`` in parallel, append one JSON line per finished episode
+    to ``out`` (skipping those already there: an interrupted sweep resumes), and aggregate."""
+    spec = get_spec(benchmark)
+    task = spec.id
     path = Path(out) if out else None
     done = load_results(path) if path else []
     if path and path.exists():
         # drop a line torn by an interruption so appended results start on a fresh line
         path.write_text("".join(json.dumps(d) + "\n" for d in done))
-    done = [d for d in done if d.get("task") == task and d.get("agent") == agent and d.get("split") == split]
+    done = [d for d in done if _benchmark_of(d) == task and d.get("agent") == agent and d.get("split") == split]
     have = {d["episode"] for d in done}
     todo = [e for e in episodes if e not in have]
-    jobs = [dict(task=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs)
+    jobs = [dict(benchmark=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs)
             for e in todo]
     results = [d for d in done if d["episode"] in set(episodes)]
     fh = open(path, "a") if path else None
@@ -93,8 +114,9 @@ def bench(task: str, split: str, agent: str, episodes: list[int], workers: int =
             fh.write(json.dumps(r) + "\n")
             fh.flush()
         if progress:
+            line = spec.progress(r) if spec.progress else f"frames {r['frames']}"
             print(f"[{len(results)}/{len(episodes)}] {task}/{split} ep {r['episode']:3d} {agent}: "
-                  f"value {r['value_rate']:.3f} frames {r['frames']} ({r['wall_time_s']:.1f} s)",
+                  f"{line} ({r['wall_time_s']:.1f} s)",
                   file=sys.stderr, flush=True)
 
     try:
@@ -121,7 +143,7 @@ def bench(task: str, split: str, agent: str, episodes: list[int], workers: int =
         if fh:
             fh.close()
     results.sort(key=lambda r: r["episode"])
-    return {"task": task, "split": split, "agent": agent, **aggregate(results), "results": results}
+    return {"benchmark": task, "split": split, "agent": agent, **spec.aggregate(results), "results": results}
 
 
 def default_workers() -> int:

@@ -1,161 +1,95 @@
-"""Continuous control of a :class:`~hazard_sim.env.HazardEnv`, frame by frame (ROS-free).
+"""Continuous control of an :class:`~hazard_sim.core.env.EmbodiedEnv`, frame by frame (ROS-free).
 
-HAZARD's actions (``walk_to``, ``pick_up``, ...) run many frames at once; a
-robot driven by velocity commands (ROS ``cmd_vel``) instead needs "advance one
-frame while moving at (v, w)". This module adds that on top of the env's own
-rules (``_advance`` for time and hazards, ``_try_move`` for collisions and
-bump sensing, the humanoid's walking and turning limits), plus what a
-simulator front-end needs around it:
+Compressed actions (``walk_to``, ``pick_up``, ...) run many frames at once; a robot
+driven by velocity commands (ROS ``cmd_vel``) instead needs "advance one frame while
+moving at (v, w)".  The env's public frame API does that (``env.drive``,
+``env.observe``, ``env.cast_rays``); this module adds what a simulator front-end
+needs around it:
 
-* :func:`drive` one frame with a velocity command;
-* :func:`observe` render the head camera (optionally without the hazard image);
+* :func:`drive` one frame with a planar velocity command;
+* :func:`observe` render the body's camera (optionally without field images);
 * :func:`nearest_reachable_target` the target a "pick up" button should take;
-* :func:`lidar_scan` a 360 degree multi-ring scan cast on the env's renderer scene;
+* :func:`lidar_scan` a 360 degree multi-ring scan cast on the env's scene;
 * :func:`sensor_mounts` fixed sensor poses on the body (for TF);
 * :class:`MotionTracker` velocities / accelerations from successive poses.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
+from hazard_sim.core.embodiment import Twist
+from hazard_sim.core.env import DriveResult
+from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.outcome import Status
+from hazard_sim.embodiment.humanoid import GPS_HEIGHT, IMU_HEIGHT, LIDAR_HEIGHT
 from hazard_sim.geometry import wrap_angle
-from hazard_sim.render.camera import BODY_FROM_OPTICAL, body_rotation
-from hazard_sim.world import FLAME_ID, FRAME_DT
 
-LIDAR_HEIGHT = 1.8      # m above the floor (top of the head)
-IMU_HEIGHT = 1.0        # m (pelvis)
-GPS_HEIGHT = 1.7        # m (shoulders)
+__all__ = ["DriveResult", "GPS_HEIGHT", "IMU_HEIGHT", "LIDAR_HEIGHT", "MotionTracker", "drive", "limits",
+           "lidar_directions", "lidar_scan", "nearest_reachable_target", "observe", "sensor_mounts", "update_done"]
 
 
 # ============================================================================ state
 def update_done(env) -> bool:
-    """Mark the episode over when time is up or every target is rescued (what
-    ``HazardEnv.step`` decides after an action); returns ``env.done``."""
-    if not env.done:
-        all_rescued = all(o.location == "rescued" for o in env.world.targets())
-        env.done = bool(env.out_of_time or all_rescued)
-    return env.done
+    """Mark the episode over when time is up or the task is accomplished (what
+    ``env.step`` decides after an action); returns ``env.done``."""
+    return env.update_done()
 
 
 def limits(env) -> tuple[float, float]:
     """Largest linear (m/s) and angular (rad/s) speed of the body."""
-    s = env.humanoid_spec
-    return s.walk_per_frame / FRAME_DT, math.radians(s.turn_per_frame_deg) / FRAME_DT
-
-
-@dataclass
-class DriveResult:
-    advanced: bool          # a frame was simulated (False at the frame limit / episode over)
-    moved: bool             # the body changed place this frame through the command
-    bumped: bool            # the commanded step was blocked (a wall, furniture, a fire)
+    lim = env.agent.limits
+    return lim.linear, lim.angular
 
 
 def drive(env, v: float, w: float) -> DriveResult:
-    """Advance ``env`` one frame while walking at ``v`` m/s (negative: backwards)
-    and turning at ``w`` rad/s (counter-clockwise), clipped to the body's limits
-    and slowed by the hazard where ``hazards_affect_agent`` is set.
-
-    Like ``move_by`` / ``walk_to``: time (and the hazard's push) advances first,
-    then the body turns and tries the step with the env's collision rules.
-    """
-    if env.done or not env._advance(1):
-        update_done(env)
-        return DriveResult(False, False, False)
-    vmax, wmax = limits(env)
-    v, w = float(np.clip(v, -vmax, vmax)), float(np.clip(w, -wmax, wmax))
-    agent = env.agent
-    if w:
-        agent.yaw = wrap_angle(agent.yaw + w * FRAME_DT)
-    moved = bumped = False
-    if abs(v) > 1e-9:
-        factor = env._step_speed() / env.humanoid_spec.walk_per_frame
-        step = v * FRAME_DT * factor
-        target = agent.xy + step * np.array([math.cos(agent.yaw), math.sin(agent.yaw)])
-        moved = env._try_move(target)
-        bumped = not moved
-    update_done(env)
-    return DriveResult(True, moved, bumped)
+    """Advance ``env`` one frame while moving at ``v`` m/s (negative: backwards) and
+    turning at ``w`` rad/s (counter-clockwise): ``env.drive(Twist(vx=v, wz=w))``."""
+    return env.drive(Twist(vx=float(v), wz=float(w)))
 
 
 # ============================================================================ camera
 def observe(env, hazard: bool = True, observation_map: bool = True) -> dict:
-    """Render the head camera as ``HazardEnv._observe`` does (updating the
-    observed objects and the env's observation map). With ``hazard=False`` the
-    hazard image (thermal / water level, the costliest post-processing) is left
-    out (``obs["hazard"] is None``); with ``observation_map=False`` the env's
-    observation map (used only by its ``walk_to`` action) is not updated, which
-    saves unprojecting every pixel. The env's per-action observation list is
-    cleared: a caller that drives frame by frame would otherwise grow it forever.
-    """
-    if hazard and observation_map:
-        obs = env._observe()
-    else:
-        env._refresh_dynamic()
-        pos, rot = env.agent.camera_pose()
-        frame = env.renderer.render(pos, rot, env.world.hazard.water_surface())
-        movable = np.isin(frame.seg, [o.id for o in env.world.objects]) | (frame.seg == FLAME_ID)
-        if observation_map:
-            env.memory_map.integrate(frame.points, movable)
-        env.observed_ids |= set(np.unique(frame.seg[movable]).tolist())
-        pose = np.eye(4)
-        pose[:3, :3], pose[:3, 3] = rot, pos
-        obs = {"rgb": frame.rgb, "depth": frame.depth, "seg": frame.seg,
-               "hazard": env.world.hazard.hazard_image(frame, env.world) if hazard else None,
-               "camera_K": env.camera.intrinsics(), "camera_pose": pose,
-               "agent_pose": np.array([*env.agent.xy, env.agent.yaw]),
-               "held": np.int64(env.agent.held.id if env.agent.held else -1),
-               "frame": np.int64(env.world.frame)}
-        env.last_obs = obs
-    env._pending.clear()
+    """Render the body's camera (``env.observe``); with ``hazard=False`` field images
+    (thermal / water level, the costliest post-processing) are left out (None); with
+    ``observation_map=False`` the walking map (used only by compressed actions) is not
+    updated. The per-action observation list is cleared: a caller that drives frame by
+    frame would otherwise grow it forever."""
+    obs = env.observe(fields=hazard, update_map=observation_map)
+    env.frames_seen.clear()
     return obs
 
 
 # ============================================================================ manipulation
-def nearest_reachable_target(env) -> tuple[int | None, str]:
-    """Id of the nearest target object that is in the scene, has been observed,
-    is within reach and not behind a wall; or ``(None, reason)``."""
+def nearest_reachable_target(env) -> tuple[int | None, str, Status]:
+    """``(id, "", SUCCEEDED)`` of the nearest target object that is in the scene, has been
+    observed, is within reach and not behind a wall; or ``(None, reason, status)``."""
     agent = env.agent
     if agent.held is not None:
-        return None, f"hands full: holding {agent.held.id} ({agent.held.name})"
+        return None, f"hands full: holding {agent.held.id} ({agent.held.name})", Status.HANDS_FULL
     seen = [o for o in env.world.targets() if o.location == "scene" and o.id in env.observed_ids]
     if not seen:
-        return None, "no target object observed yet"
+        return None, "no target object observed yet", Status.NOT_VISIBLE
     seen.sort(key=lambda o: float(np.linalg.norm(o.position[:2] - agent.xy)))
-    reach = env.humanoid_spec.reach
+    reach = agent.spec.reach
     for o in seen:
         d = float(np.linalg.norm(o.position[:2] - agent.xy))
         if d > reach:
             break
-        if not env._wall_between(o.position):
-            return o.id, ""
+        if not env.line_blocked(agent.xy, o.position):
+            return o.id, "", Status.SUCCEEDED
     o = seen[0]
     d = float(np.linalg.norm(o.position[:2] - agent.xy))
     return None, (f"no observed target within reach ({reach} m, not behind a wall); nearest is "
-                  f"{o.id} ({o.name}) at {d:.2f} m")
+                  f"{o.id} ({o.name}) at {d:.2f} m"), Status.OUT_OF_REACH
 
 
 # ============================================================================ sensors
 def sensor_mounts(spec) -> dict[str, tuple[str, np.ndarray]]:
-    """Fixed transforms of the sensor frames: child -> (parent, 4x4 parent_T_child).
-
-    The head camera sits at ``eye_height`` pitched down by ``camera_pitch_deg``
-    (``camera_link``, REP 103 axes); ``camera_optical_frame`` is x right, y down,
-    z forward. Composing them with the body pose gives ``Humanoid.camera_pose``.
-    """
-    def mount(z, rot=np.eye(3)):
-        T = np.eye(4)
-        T[:3, :3], T[2, 3] = rot, z
-        return T
-    return {
-        "camera_link": ("base_link", mount(spec.eye_height, body_rotation(0.0, math.radians(spec.camera_pitch_deg)))),
-        "camera_optical_frame": ("camera_link", mount(0.0, BODY_FROM_OPTICAL)),
-        "lidar_link": ("base_link", mount(LIDAR_HEIGHT)),
-        "imu_link": ("base_link", mount(IMU_HEIGHT)),
-        "gps_link": ("base_link", mount(GPS_HEIGHT)),
-    }
+    """Fixed transforms of the sensor frames: child -> (parent, 4x4 parent_T_child),
+    from the body spec's mounts (``HumanoidSpec.mounts``)."""
+    return {m.name: (m.parent, m.transform) for m in spec.mounts()}
 
 
 _LIDAR_DIRS: dict[tuple, np.ndarray] = {}
@@ -178,14 +112,13 @@ def lidar_scan(env, beams: int = 360, rings: int = 16, vfov_deg=(-15.0, 15.0),
     """Points (N, 3) float32 in the lidar frame (x forward, z up, at ``height``
     above the body origin) of one 360 degree scan: all rays in one cast on the
     env renderer's scene (walls, furniture, objects, flames; water is not seen)."""
-    env._refresh_dynamic()
     local = lidar_directions(beams, rings, vfov_deg)
     c, s = math.cos(env.agent.yaw), math.sin(env.agent.yaw)
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], np.float32)
     rays = np.empty((len(local), 6), np.float32)
     rays[:, :3] = (env.agent.xy[0], env.agent.xy[1], height)
     rays[:, 3:] = local @ rot.T
-    t = env.renderer.cast_rays(rays)
+    t = env.cast_rays(rays)
     hit = t <= max_range
     return local[hit] * t[hit, None]
 

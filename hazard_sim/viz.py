@@ -21,6 +21,8 @@ from matplotlib.patches import Polygon  # noqa: E402
 
 STATE_COLORS = {"normal": "#2b8cbe", "dry": "#2b8cbe", "burning": "#ff7f00", "burnt": "#222222",
                 "submerged": "#6a51a3"}
+#: how a process field is drawn: colour map and range (temperature in C, water level in m)
+CHANNEL_STYLES = {"temperature": ("inferno", 20.0, 600.0), "water_level": ("Blues", 0.0, 1.5)}
 KIND_COLORS = {"wall": "#555555", "furniture": "#a6761d", "building": "#8c8c8c", "tree": "#1b7837",
                "cart": "#e31a1c", "road": "#bdbdbd"}
 
@@ -29,16 +31,17 @@ def draw_topdown(ax, env, title: str = "") -> None:
     w = env.world
     x0, y0, x1, y1 = w.scene.bounds
     ax.set_facecolor("#f7f4ea" if w.scene.kind == "indoor" else "#d9f0d3")
-    hz = w.hazard
-    if env.task == "fire":
-        ax.imshow(np.ma.masked_where(~hz.floor.burning, hz.floor.scale), origin="lower", cmap="autumn_r",
-                  extent=(x0, x0 + hz.floor.burning.shape[1] * hz.p.cell_size,
-                          y0, y0 + hz.floor.burning.shape[0] * hz.p.cell_size), vmin=0, vmax=0.8, zorder=1)
-    elif env.task == "flood":
-        spec = env.grid
-        depth = hz.surface.height_at(spec.centres())
-        ax.imshow(np.ma.masked_where(depth <= 0, depth), origin="lower", cmap="Blues", vmin=0, vmax=1.5,
-                  extent=(x0, x1, y0, y1), alpha=0.7, zorder=1)
+    for proc in w.processes:          # each process's field on the floor, e.g. heat or water
+        style = CHANNEL_STYLES.get(proc.channel)
+        if style is None:
+            continue
+        cmap, lo, hi = style
+        pts = np.concatenate([env.grid.centres(), np.zeros(env.grid.shape + (1,))], axis=-1)
+        val = proc.sample_field(pts)
+        if val is None:
+            continue
+        ax.imshow(np.ma.masked_where(val <= lo + 0.02 * (hi - lo), val), origin="lower", cmap=cmap, vmin=lo,
+                  vmax=hi, extent=(x0, x1, y0, y1), alpha=0.75, zorder=1)
     for p in w.scene.parts:
         if p.kind in KIND_COLORS:
             ax.add_patch(Polygon(p.box.footprint(), closed=True, color=KIND_COLORS[p.kind],
@@ -106,10 +109,10 @@ class EpisodeRecorder:
         res = info.get("action_result", {})
         tag = res.get("action", "reset").split("(")[0]
         imgs = [obs["rgb"], colorize(obs["depth"], 0, 10, "magma"), seg_colors(obs["seg"])]
-        if self.env.task == "fire":
-            imgs.append(colorize(obs["hazard"], 20, 600, "inferno"))
-        elif self.env.task == "flood":
-            imgs.append(colorize(obs["hazard"], 0, 1.5, "Blues"))
+        channel = next((p.channel for p in self.env.world.processes if p.channel in CHANNEL_STYLES), None)
+        if channel is not None and obs.get("hazard") is not None:
+            cmap, lo, hi = CHANNEL_STYLES[channel]
+            imgs.append(colorize(obs["hazard"], lo, hi, cmap))
         imageio.imwrite(self.out / "frames" / f"{self.k:04d}_{int(obs['frame']):04d}_{tag}.png",
                         np.concatenate(imgs, axis=1))
         self.k += 1

@@ -1,9 +1,9 @@
-"""The simulated world: a scene, its movable objects, a physics engine and a hazard.
+"""The simulated world: a scene, its entities, an optional physics engine and the
+world processes (fire, flood, wind, people, weather ...) that change it.
 
-The world steps frame by frame (``FRAME_DT`` seconds each).  Objects that wind
-or water can move are MuJoCo free bodies; in the fire task nothing pushes
-objects, so no physics engine is built.  Agents and tasks act on the world only
-through :meth:`World.take` (an object leaves the scene: picked up) and
+The world steps frame by frame (``FRAME_DT`` seconds each).  Entities that a process
+can push are MuJoCo free bodies when the benchmark asks for physics.  Tasks act on
+entities only through :meth:`World.take` (an entity leaves the scene: picked up) and
 :meth:`World.place` (it comes back, or is settled in a container).
 """
 from __future__ import annotations
@@ -12,26 +12,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hazard_sim.catalog import Category, category
+from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT, OBJECT_ID_BASE
 from hazard_sim.geometry import Box
-from hazard_sim.scenes import Scene, build_scene
+from hazard_sim.scenes import Scene
 
-FRAME_DT = 0.1          # seconds of simulated time per frame
-OBJECT_ID_BASE = 1000   # object instance ids start here; scene parts use 1..999
-FLAME_ID = 900          # instance id shared by all floor flames
+__all__ = ["Entity", "SimObject", "World", "FRAME_DT", "OBJECT_ID_BASE", "FLAME_ID"]
+
+FLAME_ID = EFFECT_ID_BASE   # instance id shared by all floor flames (drawn by the fire process)
 
 
 @dataclass
-class SimObject:
+class Entity:
+    """A movable thing in the world. ``category`` carries its name, size, mass and colour
+    (plus whatever its benchmark's catalogue adds); ``state`` is what processes show
+    agents (fire: normal / burning / burnt); ``meta`` holds process and task data."""
     id: int
-    category: Category
+    category: object
     box: Box
-    is_target: bool
+    is_target: bool = False
     support: str = "floor"
     body: int = -1                 # index in the physics world, -1 if none
     location: str = "scene"        # scene | held | rescued
-    damaged: bool = False          # sticky: lost value through the hazard
-    state: str = "normal"          # hazard-specific state shown to agents (fire: normal/burning/burnt)
+    damaged: bool = False          # sticky: lost value through a process
+    state: str = "normal"
     meta: dict = field(default_factory=dict)
 
     @property
@@ -43,19 +46,17 @@ class SimObject:
         return self.box.center
 
 
+SimObject = Entity      # the name HAZARD's code and tests know
+
+
 class World:
-    def __init__(self, episode: dict, rng: np.random.Generator, physics: bool):
-        self.episode = episode
-        self.task = episode["task"]
-        self.scene: Scene = build_scene(episode["scene"])
+    def __init__(self, scene: Scene, entities: list[Entity], rng: np.random.Generator, physics: bool,
+                 episode: dict | None = None):
+        self.episode = episode or {}
+        self.scene = scene
         self.rng = rng
         self.frame = 0
-        targets = set(episode["target_categories"])
-        self.objects: list[SimObject] = []
-        for o in episode["objects"]:
-            cat = category(self.task, o["category"])
-            box = Box.from_yaw(o["position"], np.array(cat.size) / 2, o["yaw"])
-            self.objects.append(SimObject(o["id"], cat, box, cat.name in targets, o.get("support", "floor")))
+        self.objects: list[Entity] = list(entities)
         self.by_id = {o.id: o for o in self.objects}
         self.part_ids = {p.name: k + 1 for k, p in enumerate(self.scene.parts)}
         self.physics = None
@@ -68,19 +69,25 @@ class World:
             self.physics = RigidWorld(static, specs)
             self.physics.settle(0.5)
             self.sync_from_physics()
-        self.hazard = None   # set by the task
+        self.processes: list = []   # set by the env from the benchmark spec
 
     # ------------------------------------------------------------------ queries
-    def get(self, object_id: int) -> SimObject:
+    def get(self, object_id: int) -> Entity:
         try:
             return self.by_id[int(object_id)]
         except (KeyError, ValueError, TypeError):
             raise KeyError(f"unknown object id {object_id!r}") from None
 
-    def in_scene(self) -> list[SimObject]:
+    def process(self, name: str):
+        for p in self.processes:
+            if p.name == name:
+                return p
+        raise KeyError(f"no world process {name!r}; running: {', '.join(p.name for p in self.processes) or 'none'}")
+
+    def in_scene(self) -> list[Entity]:
         return [o for o in self.objects if o.location == "scene"]
 
-    def targets(self) -> list[SimObject]:
+    def targets(self) -> list[Entity]:
         return [o for o in self.objects if o.is_target]
 
     def labels(self) -> dict[int, str]:
@@ -88,7 +95,8 @@ class World:
         lab = {pid: self.scene.parts[pid - 1].kind if self.scene.parts[pid - 1].kind != "furniture"
                else self.scene.parts[pid - 1].name for pid in self.part_ids.values()}
         lab.update({o.id: o.name for o in self.objects})
-        lab[FLAME_ID] = "fire"
+        for p in self.processes:
+            lab.update(p.labels())
         return lab
 
     # ------------------------------------------------------------------ changes
@@ -100,14 +108,14 @@ class World:
             if o.location == "scene":
                 o.box = Box(pos[o.body].copy(), o.box.half, rots[o.body].copy())
 
-    def take(self, obj: SimObject, where: str) -> None:
-        """An object leaves the scene (``held`` by the agent, or ``rescued``)."""
+    def take(self, obj: Entity, where: str) -> None:
+        """An entity leaves the scene (``held`` by the agent, or ``rescued``)."""
         obj.location = where
         if self.physics is not None and obj.body >= 0:
             self.physics.disable(obj.body)
 
-    def place(self, obj: SimObject, position, settled: bool) -> None:
-        """Put a held object back: on the floor / a surface, or settled in a container."""
+    def place(self, obj: Entity, position, settled: bool) -> None:
+        """Put a held entity back: on the floor / a surface, or settled in a container."""
         obj.box = Box(np.asarray(position, float), obj.box.half, obj.box.rot)
         if settled:
             obj.location = "rescued"
@@ -118,6 +126,6 @@ class World:
 
     def step_frame(self) -> None:
         self.frame += 1
-        if self.hazard is not None:
-            self.hazard.step_frame(self)
+        for p in self.processes:
+            p.step_frame(self)
         self.sync_from_physics()

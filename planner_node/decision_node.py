@@ -56,12 +56,15 @@ from vision_msgs.msg import LabelInfo
 from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_ros_label_info, planar_matrix,
                                     quaternion_to_yaw, time_to_ns)
 from hazard_ros.tf_math import TfBuffer
+from hazard_ros.conversions import from_trigger_message
 from hazard_sim.actions import parse_action
+from hazard_sim.core.outcome import Status
+from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.agents import AGENTS, make_agent
 from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from hazard_sim.navigation.grid import inflate
 from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
-from planner_node.observation import (BODY_RADIUS, HAZARD_CHANNEL, ObservationAssembler, action_result,
+from planner_node.observation import (BODY_RADIUS, ObservationAssembler, action_result,
                                       build_info, explore_goals, face_goal, move_goal, object_position,
                                       merge_observations, parse_status, parse_task, straight_free,
                                       turn_goal, walk_stand_off)
@@ -75,7 +78,10 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability
 LOCKSTEP_SENSOR = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-REACH = 2.5               # HumanoidSpec.reach
+REACH = HumanoidSpec().reach
+#: navigation errors after which the agent gives up on an object (no path to it)
+NO_PATH_CODES = (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED, ErrorCode.NO_VALID_PATH,
+                 ErrorCode.START_OUTSIDE_MAP)
 
 
 class EpisodeOver(Exception):
@@ -186,7 +192,7 @@ class DecisionNode(Node):
 
     def _add_image(self, kind, stamp, arr, frame_id) -> None:
         if kind in ("temperature", "water_level"):
-            if kind != HAZARD_CHANNEL[self.task["hazard"]]:
+            if kind != self.task.get("channel"):
                 return
             kind = "hazard"
         self.assembler.add(kind, stamp, arr, frame_id)
@@ -249,7 +255,7 @@ class DecisionNode(Node):
         with self._cv:
             self.task = task
             self.frame_dt = float(task.get("frame_dt", self.frame_dt))
-            self.assembler = ObservationAssembler(HAZARD_CHANNEL[task["hazard"]], self.frame_dt,
+            self.assembler = ObservationAssembler(task.get("channel"), self.frame_dt,
                                                   max_pending=40 if self.lockstep else 20, strict=self.lockstep)
             if getattr(self, "_K", None) is not None:
                 self.assembler.set_camera_info(self._K)
@@ -393,7 +399,7 @@ class DecisionNode(Node):
 
     # ------------------------------------------------------------ actions
     def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None):
-        """(success, reason) of one NavigateToPose goal.  The goal carries the stamp of the
+        """(Status, reason) of one NavigateToPose goal.  The goal carries the stamp of the
         frame it was decided on (in lock-step the server plans on that frame's map)."""
         with self._cv:
             frame = int(self.latest["frame"]) if self.latest is not None else 0
@@ -401,7 +407,7 @@ class DecisionNode(Node):
         stamp = TimeMsg(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
         if not self.navigator.go_to_pose(pose_stamped(x, y, yaw, self.global_frame, stamp),
                                          timeout_sec=self.wait_timeout):
-            return False, f"navigation: {self.navigator.error_msg}"
+            return Status.INVALID, f"navigation: {self.navigator.error_msg}"
         limit = None if max_frames is None else max_frames * self.frame_dt
 
         def over(fb):
@@ -412,29 +418,31 @@ class DecisionNode(Node):
 
         res = self.navigator.wait_for_task(cancel_if=over)
         if self.metrics is not None and res != TaskResult.SUCCEEDED:
-            return False, "the episode is over"
+            return Status.TIME_UP, "the episode is over"
         if res == TaskResult.SUCCEEDED:
-            return True, ""
+            return Status.SUCCEEDED, ""
         timed_out = res == TaskResult.FAILED and self.navigator.error_code == ErrorCode.TIMEOUT
         if max_frames is not None and (res == TaskResult.CANCELED or timed_out):
             fb = self.navigator.get_feedback()
             left = f" ({fb.distance_remaining:.1f} m left)" if fb is not None else ""
-            return False, f"not there after {max_frames} frames{left}"
-        return False, self.navigator.error_msg or f"navigation ended {res.name.lower()}"
+            return Status.NOT_ARRIVED, f"not there after {max_frames} frames{left}"
+        status = Status.NO_PATH if self.navigator.error_code in NO_PATH_CODES else Status.BLOCKED
+        return status, self.navigator.error_msg or f"navigation ended {res.name.lower()}"
 
     def _trigger(self, client, name: str):
         if not client.wait_for_service(timeout_sec=self.wait_timeout):
-            return False, f"service {name} is not available"
+            return Status.INVALID, f"service {name} is not available"
         fut = client.call_async(Trigger.Request())
         done = threading.Event()
         fut.add_done_callback(lambda _: done.set())
         if not done.wait(self.wait_timeout) or fut.result() is None:
-            return False, f"service {name} did not answer"
+            return Status.INVALID, f"service {name} did not answer"
         r = fut.result()
-        return bool(r.success), r.message
+        status, text = from_trigger_message(r.message)
+        return (Status.SUCCEEDED if r.success else status), text
 
-    def execute(self, agent, action) -> tuple[bool, str, list[int]]:
-        """Run one HAZARD action; returns success, reason and observations to hand to the
+    def execute(self, agent, action) -> tuple[Status, str, list[dict]]:
+        """Run one HAZARD action; returns its status, reason and observations to hand to the
         agent besides the periodic ones (after each explore turn)."""
         name = action[0]
         m = agent.memory
@@ -443,7 +451,7 @@ class DecisionNode(Node):
         if name == "walk_to":
             target = object_position(m, int(action[1]))
             if target is None:
-                return False, f"object {action[1]} has not been observed yet", keep
+                return Status.NOT_VISIBLE, f"object {action[1]} has not been observed yet", keep
             # choose the spot on the map the navigation plans on (the agent's own map if none)
             nav_map = self._nav_blocked()
             blocked, spec = nav_map if nav_map is not None else (agent.map.blocked().copy(), agent.map.spec)
@@ -455,13 +463,12 @@ class DecisionNode(Node):
                 x, y, yaw = approach_pose(blocked, spec, pose[:2], target, stand)
                 if np.hypot(x - target[0], y - target[1]) <= stand + 1e-6 and not blocked[spec.to_cell((x, y))]:
                     break
-            ok, reason = self._navigate(x, y, yaw, self.walk_to_frames)
-            if not ok and self.navigator.error_code in (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED,
-                                                        ErrorCode.NO_VALID_PATH, ErrorCode.START_OUTSIDE_MAP):
-                reason = f"no path to {action[1]}: {reason}"      # HazardEnv's words: the agent gives up on it
-            if ok and extra > 0:
+            status, reason = self._navigate(x, y, yaw, self.walk_to_frames)
+            if status is Status.NO_PATH:
+                reason = f"no path to {action[1]}: {reason}"
+            if status is Status.SUCCEEDED and extra > 0:
                 reason = f"stopped {stand:.2f} m from the object: furniture in the way"
-            return ok, reason, keep
+            return status, reason, keep
         if name == "move_by":
             # HazardEnv's move_by walks straight and stops where the body is blocked: go only
             # as far as the navigation map is free along the heading (never a detour)
@@ -469,38 +476,38 @@ class DecisionNode(Node):
             nav_map = self._nav_blocked()
             free = abs(dist) if nav_map is None else straight_free(nav_map[0], nav_map[1], pose, dist)
             if free < 0.01:
-                return False, "blocked after 0.00 m", keep
-            ok, reason = self._navigate(*move_goal(pose, math.copysign(free, dist)))
+                return Status.BLOCKED, "blocked after 0.00 m", keep
+            status, reason = self._navigate(*move_goal(pose, math.copysign(free, dist)))
             end = self.wait_for_frame("the end of move_by")["agent_pose"]
             moved = float(np.hypot(end[0] - pose[0], end[1] - pose[1]))
-            if ok and moved < abs(dist) - 0.05:
-                ok, reason = False, f"blocked after {moved:.2f} m"
-            return ok, reason, keep
+            if status is Status.SUCCEEDED and moved < abs(dist) - 0.05:
+                status, reason = Status.BLOCKED, f"blocked after {moved:.2f} m"
+            return status, reason, keep
         if name == "turn_by":
             return (*self._navigate(*turn_goal(pose, float(action[1]))), keep)
         if name == "turn_to":
             target = object_position(m, int(action[1]))
             if target is None:
-                return False, f"object {action[1]} has not been observed yet", keep
+                return Status.NOT_VISIBLE, f"object {action[1]} has not been observed yet", keep
             return (*self._navigate(*face_goal(pose, target)), keep)
         if name == "explore":
             for gx, gy, gyaw in explore_goals(pose):
-                ok, reason = self._navigate(gx, gy, gyaw)
-                if not ok:
-                    return False, reason, keep
+                status, reason = self._navigate(gx, gy, gyaw)
+                if status is not Status.SUCCEEDED:
+                    return status, reason, keep
                 keep.append(self.wait_for_frame("an explore turn"))
-            return True, "", keep
+            return Status.SUCCEEDED, "", keep
         if name in ("pick_up", "drop"):
-            ok, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
-            reason = "" if ok else reason
-            if ok:          # the status with the new hands arrives on its own topic: wait for it
+            status, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
+            reason = "" if status is Status.SUCCEEDED else reason
+            if status is Status.SUCCEEDED:          # the status with the new hands arrives on its own topic: wait for it
                 want_empty = name == "drop"
                 self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
-            return ok, reason, keep
+            return status, reason, keep
         if name == "stop":
             self.navigator.cancel_task()
-            return True, "", keep
-        return False, f"unknown action {action!r}", keep
+            return Status.SUCCEEDED, "", keep
+        return Status.INVALID, f"unknown action {action!r}", keep
 
     # ------------------------------------------------------------ the run
     def run(self) -> dict | None:
@@ -526,19 +533,20 @@ class DecisionNode(Node):
                 action = normalise_action(agent.act(obs, info))
                 think = time.perf_counter() - t0
                 frame0 = int(obs["frame"])
-                ok, reason, keep = self.execute(agent, action)
+                status, reason, keep = self.execute(agent, action)
+                ok = status is Status.SUCCEEDED
                 obs = self.wait_for_frame(f"the frame after {action}")
                 if self.lockstep and action[0] != "stop" and int(obs["frame"]) == frame0:
                     # every action costs at least a frame (HazardEnv.step)
                     stepped, answer = self._trigger(self.step_client, "sim/step")
-                    if stepped:
+                    if stepped is Status.SUCCEEDED:
                         obs = self.wait_for_frame(f"the frame after {action}", frame0 + 1)
                 with self._cv:
                     collected, self.collected = self.collected, []
                     observations = merge_observations(collected, keep, obs)
                     frames = int(obs["frame"]) - frame0
                     name = f"{action[0]}({'' if len(action) < 2 else action[1]})"
-                    result = action_result(name, ok, frames, reason)
+                    result = action_result(name, status, frames, reason)
                     info = build_info(self.labels, observations, result, self.status["rescued_ids"],
                                       self.task["bounds"], frame=int(obs["frame"]))
                 self.action_pub.publish(String(data=json.dumps(

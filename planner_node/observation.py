@@ -18,16 +18,17 @@ from collections import OrderedDict
 
 import numpy as np
 
+from hazard_sim.core.outcome import ActionResult, Status
+from hazard_sim.embodiment.humanoid import HumanoidSpec
+from hazard_sim.tasks.hazard.controllers import ARRIVE_GAP, EXPLORE_DEG, EXPLORE_TURNS
+
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 
-#: which hazard image each task has (sim_node topic in brackets)
-HAZARD_CHANNEL = {"fire": "temperature", "flood": "water_level", "wind": None}
+#: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
 HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
 IMAGE_KINDS = ("rgb", "depth", "seg", "hazard")
 
-BODY_RADIUS = 0.25        # HumanoidSpec.radius
-ARRIVE_GAP = 0.5          # walk_to arrives when the body is within 0.5 m of the object
-EXPLORE_TURNS, EXPLORE_DEG = 12, 30.0
+BODY_RADIUS = HumanoidSpec().radius
 
 
 # ============================================================================ observations
@@ -75,9 +76,11 @@ def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose
             "held": np.int64(-1 if held is None else int(held)), "frame": np.int64(int(frame))}
 
 
-def action_result(action: str, success: bool, frames: int, reason: str = "") -> dict:
-    """An ``ActionResult.to_dict()``-shaped dict."""
-    return {"action": str(action), "success": bool(success), "frames": int(frames), "reason": str(reason)}
+def action_result(action: str, status, frames: int, reason: str = "") -> dict:
+    """An ``ActionResult.to_dict()``-shaped dict; ``status`` is a Status (True: succeeded)."""
+    if status is True:
+        status = Status.SUCCEEDED
+    return ActionResult(str(action), Status(status), int(frames), str(reason)).to_dict()
 
 
 def build_info(labels: dict, observations: list, result: dict, rescued_ids=(), bounds=None,
@@ -100,8 +103,8 @@ def parse_task(task: dict) -> dict:
     missing = [k for k in ("hazard", "targets", "bounds") if k not in task]
     if missing:
         raise ValueError(f"task JSON lacks {missing}; keys: {sorted(task)}")
-    if task["hazard"] not in HAZARD_CHANNEL:
-        raise ValueError(f"unknown hazard {task['hazard']!r}; expected fire, flood or wind")
+    if task.get("channel") not in (None, *HAZARD_TOPIC):
+        raise ValueError(f"unknown field channel {task['channel']!r}; expected one of {sorted(HAZARD_TOPIC)} or null")
     if len(task["bounds"]) != 4:
         raise ValueError(f"task bounds must be [xmin, ymin, xmax, ymax], got {task['bounds']}")
     task = dict(task)
@@ -283,5 +286,5 @@ def _wrap(a: float) -> float:
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
            "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of", "object_position",
-           "turn_goal", "face_goal", "move_goal", "explore_goals", "straight_free", "walk_stand_off", "HAZARD_CHANNEL",
+           "turn_goal", "face_goal", "move_goal", "explore_goals", "straight_free", "walk_stand_off",
            "HAZARD_TOPIC"]

@@ -5,7 +5,7 @@ import pytest
 
 from hazard_sim.dataset import (DATA_DIR, DatasetError, generate_dataset, load_dataset, load_episode,
                                 validate_episode)
-from hazard_sim.scenes import scenes_for
+from hazard_sim.dataset import scenes_for
 
 
 @pytest.mark.parametrize("task", ["fire", "flood", "wind"])

@@ -95,12 +95,12 @@ def test_agent_cannot_walk_through_walls():
 def test_fire_spreads_and_objects_heat_up():
     env = HazardEnv("fire", "test", 0)
     env.reset()
-    n0 = env.world.hazard.floor.burning.sum()
-    env._advance(800)
-    hz = env.world.hazard
+    n0 = env.world.process("fire").floor.burning.sum()
+    env.advance(800)
+    hz = env.world.process("fire")
     assert hz.floor.burning.sum() > n0
     assert max(o.meta["temperature"] for o in env.world.objects) > 20.0
-    obs = env._observe()
+    obs = env.observe()
     assert obs["hazard"].max() > 100.0                    # thermal image sees the fire
 
 
@@ -111,11 +111,11 @@ def test_flood_submerges_and_damages(tmp_path):
     env = HazardEnv("flood", "test", episode_spec=ep)
     env.reset()
     book = env.world.get(ep["objects"][0]["id"])
-    env._advance(400)                                     # 0.4 m at the wall, ~0.37 m at x = 0.6
+    env.advance(400)                                     # 0.4 m at the wall, ~0.37 m at x = 0.6
     # a book (325 kg/m^3) goes under as the water front arrives, then floats and drifts away
     assert book.damaged
     assert book.position[0] > 1.6
-    obs = env._observe()
+    obs = env.observe()
     assert obs["hazard"].max() > 0.0
 
 
@@ -124,7 +124,7 @@ def test_wind_moves_light_objects_into_fences():
     env.reset()
     light = [o for o in env.world.objects if o.category.wind_resistance <= 1]
     p0 = np.array([o.position.copy() for o in light])
-    env._advance(200)
+    env.advance(200)
     p1 = np.array([o.position for o in light])
     assert np.max(np.linalg.norm(p1 - p0, axis=1)) > 1.0
     x0, y0, x1, y1 = env.world.scene.bounds
@@ -138,7 +138,7 @@ def test_wind_drop_needs_a_cart():
     env.world.take(o, "held")
     env.agent.held = o
     cart = env.world.scene.carts()[0]
-    env.agent.xy = cart.box.center[:2] + np.array([6.0, 0.0]) if env._free(cart.box.center[:2] + [6.0, 0]) \
+    env.agent.xy = cart.box.center[:2] + np.array([6.0, 0.0]) if env.is_free(cart.box.center[:2] + [6.0, 0]) \
         else env.agent.xy
     _, _, _, _, info = env.step(("drop",))
     if not info["action_result"]["success"]:
@@ -174,17 +174,17 @@ def test_gymnasium_env_checker_passes():
 def test_hazards_affect_agent_option():
     env = HazardEnv("flood", "test", 0, hazards_affect_agent=True)
     env.reset()
-    hz = env.world.hazard
-    env._advance(600)
+    hz = env.world.process("flood")
+    env.advance(600)
     wet = hz.surface.origin + 0.5 * hz.surface.direction
-    assert hz.agent_speed_factor(wet) < 1.0
-    env.agent.xy = wet if env._free(wet) else env.agent.xy
-    assert env._step_speed() <= env.humanoid_spec.walk_per_frame
+    assert hz.body_speed_factor(wet) < 1.0
+    env.agent.xy = wet if env.is_free(wet) else env.agent.xy
+    assert env.speed_factor() <= 1.0
     fire = HazardEnv("fire", "test", 0, hazards_affect_agent=True)
     fire.reset()
-    ii, jj = np.nonzero(fire.world.hazard.floor.burning)
-    cell = fire.world.hazard.floor.spec.to_world((ii[0], jj[0]))
-    assert not fire._free(cell)                          # burning floor blocks the agent
+    ii, jj = np.nonzero(fire.world.process("fire").floor.burning)
+    cell = fire.world.process("fire").floor.spec.to_world((ii[0], jj[0]))
+    assert not fire.is_free(cell)                          # burning floor blocks the agent
     calm = HazardEnv("fire", "test", 0)
     calm.reset()
-    assert calm._free(cell) or calm.truth_blocked[calm.grid.to_cell(cell)]
+    assert calm.is_free(cell) or calm.truth_blocked[calm.grid.to_cell(cell)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -48,10 +49,11 @@ def test_project_launch_file_defaults(fake_bin):
     sim = procs["sim_node"].cmd
     assert sim[0] == "/opt/bin/sim_node" and sim[1] == "--ros-args"
     assert sim[2:6] == ["-r", "__node:=sim_node", "-r", "__ns:=/"]
-    assert {"task:=fire", "split:=test", "episode:=0", "lockstep:=true", "camera_rate:=10.0"} <= set(ros_params(sim))
+    assert {"benchmark:=''", "task:=''", "split:=test", "episode:=0", "lockstep:=true",
+            "camera_rate:=10.0"} <= set(ros_params(sim))                   # empty: sim_node's default benchmark
     assert "weights:=''" in ros_params(procs["perception_node"].cmd)        # empty text stays a string
     assert "agent:=greedy" in ros_params(procs["decision_node"].cmd)
-    assert {"task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep", "record",
+    assert {"benchmark", "task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep", "record",
             "namespace"} <= set(desc.args)
 
 
@@ -59,7 +61,9 @@ def test_overrides_and_recorder_condition(fake_bin):
     desc = describe(LAUNCH_FILE, {"task": "flood", "lockstep": "false", "record": "/tmp/run.mcap",
                                   "namespace": "robot1", "agent": "mcts"})
     procs = by_name(desc)
-    assert {"task:=flood", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
+    assert {"task:='flood'", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
+    bench = by_name(describe(LAUNCH_FILE, {"benchmark": "hazard/flood"}))["sim_node"].cmd
+    assert "benchmark:='hazard/flood'" in ros_params(bench)
     assert "-r" in procs["sim_node"].cmd and "__ns:=/robot1" in procs["sim_node"].cmd
     assert "agent:=mcts" in ros_params(procs["decision_node"].cmd)
     assert ros_params(procs["mcap_recorder"].cmd) == ["output:='/tmp/run.mcap'"]
@@ -76,7 +80,8 @@ def test_unknown_argument_is_an_error(fake_bin, capsys):
 def test_print_mode_lists_commands(fake_bin, capsys):
     assert launcher.main([str(LAUNCH_FILE), "task:=wind", "--print"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("sim_node: /opt/bin/sim_node --ros-args") and "task:=wind" in out[0]
+    assert out[0].startswith("sim_node: /opt/bin/sim_node --ros-args")
+    assert "task:='wind'" in shlex.split(out[0].split(": ", 1)[1])
 
 
 def test_substitution_parser_and_evaluation(monkeypatch, tmp_path):

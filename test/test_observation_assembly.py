@@ -166,8 +166,8 @@ def test_status_task_and_helpers():
     assert t["containers"] == {41: "cart_0"}
     with pytest.raises(ValueError, match="lacks"):
         parse_task({"hazard": "fire"})
-    with pytest.raises(ValueError, match="unknown hazard"):
-        parse_task({"hazard": "lava", "targets": [], "bounds": [0, 0, 1, 1]})
+    with pytest.raises(ValueError, match="unknown field channel 'lava'"):
+        parse_task({"hazard": "fire", "targets": [], "bounds": [0, 0, 1, 1], "channel": "lava"})
     assert frame_of(1_500_000_000) == 15
     assert np.allclose(agent_pose_from_matrix(planar(1, 2, 0.3)), (1, 2, 0.3))
     o = {f: {"frame": np.int64(f)} for f in (10, 13, 20, 25, 30)}

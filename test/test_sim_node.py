@@ -144,7 +144,7 @@ def test_free_run_publishes_contract_topics(ctx):
         T = buf.lookup("map", "camera_optical_frame")
         yaw = conv.quaternion_to_yaw(last.transform.rotation)
         from hazard_sim.embodiment.humanoid import Humanoid
-        pos, rot = Humanoid((x, y), yaw, h.sim.env.humanoid_spec).camera_pose()
+        pos, rot = Humanoid((x, y), yaw, h.sim.env.agent.spec).camera_pose()
         assert np.allclose(T[:3, 3], pos, atol=1e-6) and np.allclose(T[:3, :3], rot, atol=1e-6)
     finally:
         h.close()
@@ -186,7 +186,7 @@ def test_cmd_vel_moves_and_times_out(ctx):
             assert h.call("sim/step").success
         # 0.5 s of sim time (5 frames) at the top walking speed, then the command times out
         moved = np.linalg.norm(env.agent.xy - start)
-        assert moved == pytest.approx(5 * min(1.0 * 0.1, env.humanoid_spec.walk_per_frame), abs=1e-6)
+        assert moved == pytest.approx(5 * min(1.0 * 0.1, env.agent.spec.walk_per_frame), abs=1e-6)
         assert h.sim.tracker.v_body[0] == 0.0
     finally:
         h.close()
@@ -221,13 +221,29 @@ def test_episode_end_latches_metrics(ctx):
         h.close()
 
 
+def test_benchmark_id_and_old_task_spelling_agree(ctx):
+    nodes = [SimNode(context=ctx, parameter_overrides=[Parameter(k, value=v), Parameter("camera_width", value=32),
+                                                       Parameter("camera_height", value=24)])
+             for k, v in (("benchmark", "hazard/flood"), ("task", "flood"))]
+    try:
+        assert [n.env.benchmark for n in nodes] == ["hazard/flood", "hazard/flood"]
+        assert [n.channel for n in nodes] == ["water_level", "water_level"]
+        assert nodes[0].env.spec_dict == nodes[1].env.spec_dict
+    finally:
+        for n in nodes:
+            n.destroy_node()
+
+
 def test_bad_parameter_gives_one_clear_error(ctx):
-    with pytest.raises(ValueError, match="unknown task 'lava'"):
+    with pytest.raises(ValueError, match="unknown benchmark 'lava'"):
         SimNode(context=ctx, parameter_overrides=[Parameter("task", value="lava")])
+    with pytest.raises(ValueError, match="unknown benchmark 'hazard/lava'"):
+        SimNode(context=ctx, parameter_overrides=[Parameter("benchmark", value="hazard/lava")])
     with pytest.raises(ValueError, match="camera_width"):
         SimNode(context=ctx, parameter_overrides=[Parameter("camera_width", value=0)])
     proc = subprocess.run([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", "task:=lava"],
                           capture_output=True, text=True, timeout=20, env=dict(os.environ))
     assert proc.returncode == 2
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
-    assert lines == ["[sim_node] error: unknown task 'lava': expected one of fire, flood, wind"]
+    assert lines == ["[sim_node] error: unknown benchmark 'lava': expected one of hazard/fire, hazard/flood, "
+                     "hazard/wind (or fire, flood, wind)"]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from hazard_sim import teleop
+from hazard_sim.core.outcome import Status
 from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
 
@@ -55,30 +56,30 @@ def test_episode_ends_at_the_frame_limit(env):
 
 def test_observe_without_hazard_and_pending_cleared(env):
     obs = teleop.observe(env, hazard=False, observation_map=False)
-    assert obs["hazard"] is None and obs["rgb"].shape == (36, 48, 3) and env._pending == []
+    assert obs["hazard"] is None and obs["rgb"].shape == (36, 48, 3) and env.frames_seen == []
     hits_before = env.memory_map.hits.sum()
     teleop.observe(env, hazard=True, observation_map=False)
     assert env.memory_map.hits.sum() == hits_before
-    obs = teleop.observe(env)                                     # the env's own _observe
-    assert obs["hazard"].shape == (36, 48) and env._pending == []
+    obs = teleop.observe(env)                                     # the env's own observe
+    assert obs["hazard"].shape == (36, 48) and env.frames_seen == []
 
 
 def test_nearest_reachable_target(env):
     env.observed_ids.clear()
-    target, why = teleop.nearest_reachable_target(env)
-    assert target is None and why == "no target object observed yet"
+    target, why, status = teleop.nearest_reachable_target(env)
+    assert target is None and why == "no target object observed yet" and status is Status.NOT_VISIBLE
     obj = env.world.targets()[0]
     env.observed_ids.add(obj.id)
     env.agent.xy = obj.position[:2] + np.array([3.0, 0.0])
-    target, why = teleop.nearest_reachable_target(env)
-    assert target is None and "within reach" in why and f"nearest is {obj.id}" in why
+    target, why, status = teleop.nearest_reachable_target(env)
+    assert target is None and status is Status.OUT_OF_REACH and f"nearest is {obj.id}" in why
     env.agent.xy = obj.position[:2] + np.array([0.6, 0.0])
-    if not env._free(env.agent.xy):
+    if not env.is_free(env.agent.xy):
         env.agent.xy = obj.position[:2] + np.array([-0.6, 0.0])
-    target, why = teleop.nearest_reachable_target(env)
-    assert target == obj.id, why
+    target, why, status = teleop.nearest_reachable_target(env)
+    assert target == obj.id and status is Status.SUCCEEDED, why
     env.agent.held = obj
-    assert "hands full" in teleop.nearest_reachable_target(env)[1]
+    assert teleop.nearest_reachable_target(env)[2] is Status.HANDS_FULL
 
 
 def test_lidar_scan_in_lidar_frame(env):

@@ -1,18 +1,20 @@
 """The agent interface and the rescue routine shared by the baselines."""
 from __future__ import annotations
 
-import math
-
 import abc
+import math
 
 import numpy as np
 
 from hazard_sim.agents.memory import Memory, backproject
+from hazard_sim.core.outcome import Status
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import GridSpec, distance_field, plan_path, release_start, simplify_path
 from hazard_sim.navigation.observed_map import ObservedMap
 
 MAP_CELL = 0.1
+#: failures after which an object is given up at once (no retries)
+GIVE_UP = (Status.NO_PATH, Status.NOT_IN_SCENE, Status.BEHIND_WALL, Status.UNKNOWN_OBJECT)
 
 
 class Agent(abc.ABC):
@@ -50,8 +52,9 @@ class Agent(abc.ABC):
         self.memory.note_result(info)
         res = info.get("action_result", {})
         self.last_ok = bool(res.get("success", False))
+        status = res.get("status")
         act = self.last_action
-        if act and act[0] == "move_by" and not self.last_ok and "blocked" in res.get("reason", ""):
+        if act and act[0] == "move_by" and status == Status.BLOCKED:
             # the body bumped into something right ahead: remember it on the map
             x, y, yaw = self.memory.agent_pose
             ahead = [np.array([x, y]) + d * np.array([math.cos(yaw), math.sin(yaw)]) for d in (0.35, 0.25, 0.45)]
@@ -59,9 +62,7 @@ class Agent(abc.ABC):
         if act and not self.last_ok and len(act) > 1 and act[0] in ("walk_to", "pick_up"):
             oid = act[1]
             self.failures[oid] = self.failures.get(oid, 0) + 1
-            reason = res.get("reason", "")
-            if self.failures[oid] >= 3 or "no path" in reason or "not in the scene" in reason \
-                    or "behind a wall" in reason:
+            if self.failures[oid] >= 3 or status in GIVE_UP:
                 self.memory.mark_lost(oid)
 
     def act(self, obs: dict, info: dict):
@@ -89,7 +90,7 @@ class Agent(abc.ABC):
     def to_container(self):
         """Holding an object: drop it (into the bag), or carry it to the nearest cart first."""
         m = self.memory
-        if m.task["hazard"] != "wind":
+        if m.task.get("container", "bag") == "bag":
             return ("drop",)
         cart = m.nearest_container()
         if cart is None:

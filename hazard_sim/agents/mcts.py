@@ -81,7 +81,7 @@ class MCTSAgent(Agent):
 
     def plan(self, open_) -> int | None:
         m = self.memory
-        wind = m.task["hazard"] == "wind"
+        wind = m.task.get("container") == "cart"
         carts = list(m.containers.values()) if wind else []
         pts = np.array([m.agent_pose[:2]] + [r.position[:2] for r in open_] + [c[:2] for c in carts])
         dist = self._distances(pts)

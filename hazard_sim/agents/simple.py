@@ -19,7 +19,7 @@ class RandomAgent(Agent):
         if choice == 0:
             return ("explore",)
         if choice == 1:
-            if m.held >= 0 and m.task["hazard"] == "wind" and m.containers:
+            if m.held >= 0 and m.task.get("container") == "cart" and m.containers:
                 return ("walk_to", m.nearest_container())
             if open_:
                 return ("walk_to", min(open_, key=m.distance).id)

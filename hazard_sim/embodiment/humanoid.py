@@ -1,21 +1,30 @@
 """The humanoid of HAZARD: a body on the floor with a head camera and one hand.
 
-Numbers (documented deviations from ThreeDWorld's Replicant, whose exact gait
-timing is not public): walking 0.05 m per frame (0.5 m/s at 10 frames/s, a cautious walk), turning
+Its numbers live here and nowhere else (the planner and decision nodes import them).
+Documented deviations from ThreeDWorld's Replicant, whose exact gait timing is not
+public: walking 0.05 m per frame (0.5 m/s at 10 frames/s, a cautious walk), turning
 15 degrees per frame, a pick-up (reach + reset arm) 15 frames, a drop 10 frames.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from hazard_sim.render.camera import optical_rotation
+from hazard_sim.core.embodiment import GroundBody, Limits, SensorMount, mount
+from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.render.camera import BODY_FROM_OPTICAL, body_rotation, optical_rotation
+
+LIDAR_HEIGHT = 1.8      # m above the floor (top of the head)
+IMU_HEIGHT = 1.0        # m (pelvis)
+GPS_HEIGHT = 1.7        # m (shoulders)
 
 
 @dataclass(frozen=True)
 class HumanoidSpec:
     radius: float = 0.25
+    height: float = 1.8
     eye_height: float = 1.5
     camera_pitch_deg: float = 25.0     # head tilted down, to see objects on the floor
     walk_per_frame: float = 0.05
@@ -24,27 +33,29 @@ class HumanoidSpec:
     pick_frames: int = 15
     drop_frames: int = 10
 
+    def limits(self, frame_dt: float = FRAME_DT) -> Limits:
+        return Limits(self.walk_per_frame / frame_dt, math.radians(self.turn_per_frame_deg) / frame_dt)
 
-class Humanoid:
+    def mounts(self) -> list[SensorMount]:
+        """Sensor frames (REP 103 axes; ``camera_optical_frame`` x right, y down, z forward)."""
+        return [
+            mount("camera_link", "base_link", self.eye_height,
+                  body_rotation(0.0, math.radians(self.camera_pitch_deg))),
+            mount("camera_optical_frame", "camera_link", 0.0, BODY_FROM_OPTICAL),
+            mount("lidar_link", "base_link", LIDAR_HEIGHT),
+            mount("imu_link", "base_link", IMU_HEIGHT),
+            mount("gps_link", "base_link", GPS_HEIGHT),
+        ]
+
+
+class Humanoid(GroundBody):
+    kind = "humanoid"
+
     def __init__(self, xy, yaw: float, spec: HumanoidSpec = HumanoidSpec()):
-        self.spec = spec
-        self.xy = np.asarray(xy, float).copy()
-        self.yaw = float(yaw)
-        self.held = None          # the SimObject in hand
-        self.trace = [self.xy.copy()]
+        super().__init__(xy, yaw, spec)
+        self.held = None          # the entity in hand
 
-    @property
-    def position(self) -> np.ndarray:
-        return np.array([self.xy[0], self.xy[1], 0.0])
-
-    def camera_pose(self) -> tuple[np.ndarray, np.ndarray]:
+    def camera_pose(self):
         """World position and world-from-optical rotation of the head camera."""
         pos = np.array([self.xy[0], self.xy[1], self.spec.eye_height])
         return pos, optical_rotation(self.yaw, np.radians(self.spec.camera_pitch_deg))
-
-    def pose_matrix(self) -> np.ndarray:
-        c, s = np.cos(self.yaw), np.sin(self.yaw)
-        m = np.eye(4)
-        m[:2, :2] = [[c, -s], [s, c]]
-        m[:2, 3] = self.xy
-        return m

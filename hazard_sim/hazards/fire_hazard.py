@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
 from hazard_sim.hazards.base import Hazard
 from hazard_sim.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
 from hazard_sim.navigation.grid import rasterize_boxes
 from hazard_sim.world import FLAME_ID
+
+BURNING_TINT = np.array([255, 120, 20])
+BURNT_COLOR = np.array([25, 20, 20])
+FLAME_COLOR = np.array([[255, 140, 0]], np.uint8)
 
 
 class FireHazard(Hazard):
@@ -59,7 +62,7 @@ class FireHazard(Hazard):
             self._grid = self.floor.temperature_grid()
         return self._grid
 
-    def flames(self):
+    def _flames(self):
         ii, jj = np.nonzero(self.floor.burning)
         c = self.p.cell_size
         scale = self.floor.scale[ii, jj]
@@ -69,18 +72,36 @@ class FireHazard(Hazard):
         halfs = np.stack([np.full(len(ii), c * 0.35), np.full(len(ii), c * 0.35), height / 2], axis=-1)
         return centres, halfs
 
-    def reading_at(self, xyz, world) -> np.ndarray:
-        xyz = np.asarray(xyz, float).reshape(-1, 3)
-        i, j = self.floor.spec.to_cells(xyz[:, :2])
-        return self.temperature_grid()[i, j]
+    def render_geometry(self):
+        """Visible flames: one box per burning floor cell, growing with the fire's scale."""
+        from hazard_sim.geometry import Box
+        fc, fh = self._flames()
+        return ([Box(c, h) for c, h in zip(fc, fh)], np.full(len(fc), FLAME_ID, np.int32),
+                np.tile(FLAME_COLOR, (len(fc), 1)))
 
-    def object_temperatures(self, world, ids: np.ndarray) -> np.ndarray:
-        return np.array([self.temps.temps[self._index[i]] for i in ids])
+    def geometry_key(self):
+        fc, fh = self._flames()
+        return len(fc), float(fh[:, 2].sum()) if len(fh) else 0.0
 
-    def hazard_image(self, frame, world) -> np.ndarray:
-        """Thermal image (Celsius): object temperatures where objects are seen, the
-        floor fire's temperature field elsewhere, blurred as in HAZARD."""
-        seg, pts = frame.seg, frame.points
+    def tint(self, entity, color):
+        if entity.state == "burning":
+            return 0.4 * color + 0.6 * BURNING_TINT
+        if entity.state == "burnt":
+            return BURNT_COLOR
+        return color
+
+    def labels(self):
+        return {FLAME_ID: "fire"}
+
+    def no_go_points(self):
+        return self.floor.burning_centres()[:, :2]
+
+    def sample_field(self, points, instance_ids=None) -> np.ndarray:
+        """Temperature (Celsius) at world points (H, W, 3): an entity's own temperature
+        where ``instance_ids`` names one (flames burn at 600 C), the floor fire's
+        temperature field elsewhere (room temperature where a point is not finite)."""
+        pts = points
+        seg = instance_ids if instance_ids is not None else np.zeros(pts.shape[:-1], np.int32)
         spec, grid = self.floor.spec, self.temperature_grid().astype(np.float32)
         h, w = grid.shape
         with np.errstate(invalid="ignore"):
@@ -92,23 +113,23 @@ class FireHazard(Hazard):
         img = np.full(seg.shape, self.p.room_temperature, np.float32)
         img[valid] = grid[i[valid].astype(np.intp), j[valid].astype(np.intp)]
         # per-instance temperature lookup table: objects by id, flames at burning temperature
-        lut = self._temperature_lut(world)
+        lut = self._temperature_lut()
         inst = lut[np.minimum(seg, len(lut) - 1)]
         known = ~np.isnan(inst)
         img[known] = inst[known]
-        return gaussian_filter(img, 1.5)
+        return img
 
-    def _temperature_lut(self, world) -> np.ndarray:
+    def _temperature_lut(self) -> np.ndarray:
         if self._lut is None:
             self._lut = np.full(max(int(self._ids.max()), FLAME_ID) + 2, np.nan, np.float32)
         self._lut[self._ids] = self.temps.temps
         self._lut[FLAME_ID] = self.p.burning_temperature
         return self._lut
 
-    # ---------------------------------------------------------------- agent effects
-    def agent_blocked(self, xy) -> bool:
+    # ---------------------------------------------------------------- effects on the body
+    def body_blocked(self, xy) -> bool:
         return bool(self.floor.burning[self.floor.spec.to_cell(xy)])
 
-    def agent_speed_factor(self, xy) -> float:
+    def body_speed_factor(self, xy) -> float:
         t = float(self.temperature_grid()[self.floor.spec.to_cell(xy)])
         return 1.0 if t < 100 else 0.5

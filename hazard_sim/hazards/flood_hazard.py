@@ -35,7 +35,7 @@ class FloodHazard(Hazard):
     def is_damaged(self, obj, world) -> bool:
         return obj.damaged
 
-    def water_surface(self):
+    def render_surface(self):
         from hazard_sim.render.raycast import WaterSurface
         s = self.surface
         if s.level <= 0:
@@ -43,15 +43,18 @@ class FloodHazard(Hazard):
         return WaterSurface(level=s.level + s.slope_offset, origin=s.origin, direction=s.direction,
                             slope_rad=float(np.radians(self.p.slope_deg)))
 
-    def reading_at(self, xyz, world) -> np.ndarray:
-        xyz = np.asarray(xyz, float).reshape(-1, 3)
-        return np.maximum(self.surface.height_at(xyz[:, :2]) - xyz[:, 2], 0.0)
+    def sample_field(self, points, instance_ids=None) -> np.ndarray:
+        """Water above world points (m): surface height there minus the point's height."""
+        pts = np.asarray(points, float)
+        flat = pts.reshape(-1, 3)
+        return np.maximum(self.surface.height_at(flat[:, :2]) - flat[:, 2], 0.0).reshape(pts.shape[:-1])
 
-    def hazard_image(self, frame, world) -> np.ndarray:
+    def field_image(self, frame, world) -> np.ndarray:
+        """The renderer's water-depth layer (depth of water over each seen surface), blurred."""
         if frame.water_depth is None:
             return np.zeros(frame.depth.shape, np.float32)
         return gaussian_filter(np.nan_to_num(frame.water_depth), 1.5).astype(np.float32)
 
-    def agent_speed_factor(self, xy) -> float:
+    def body_speed_factor(self, xy) -> float:
         depth = float(self.surface.height_at(np.asarray(xy[:2])))
         return float(max(0.3, 1.0 - 0.7 * depth / self.p.max_level))

@@ -29,6 +29,6 @@ class WindHazard(Hazard):
         self.model.resample_turbulence(len(world.objects))
         world.physics.step_with(self.frame_dt, self._fn)
 
-    def agent_push(self, xy) -> np.ndarray:
+    def body_push(self, xy) -> np.ndarray:
         # a person leaning into a strong wind drifts a little: 1 % of the wind speed
         return 0.01 * self.model.velocity[:2] * self.frame_dt

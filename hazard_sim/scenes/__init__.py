@@ -1,4 +1,4 @@
-"""Scenes: indoor houses (fire, flood) and outdoor street regions (wind)."""
+"""Scenes: indoor houses and outdoor street regions (HAZARD's scene builders)."""
 from hazard_sim.scenes.base import Part, Scene
 from hazard_sim.scenes.indoor import LAYOUTS, TEST_LAYOUTS, TRAIN_LAYOUTS
 from hazard_sim.scenes.outdoor import REGIONS, TEST_REGIONS, TRAIN_REGIONS
@@ -13,14 +13,5 @@ def build_scene(name: str) -> Scene:
     raise KeyError(f"unknown scene {name!r}; known: {', '.join(sorted(LAYOUTS) + sorted(REGIONS))}")
 
 
-def scenes_for(task: str, split: str) -> tuple[str, ...]:
-    if split not in ("train", "test"):
-        raise ValueError(f"unknown split {split!r}: expected train or test")
-    if task in ("fire", "flood"):
-        return TRAIN_LAYOUTS if split == "train" else TEST_LAYOUTS
-    if task == "wind":
-        return TRAIN_REGIONS if split == "train" else TEST_REGIONS
-    raise ValueError(f"unknown task {task!r}: expected one of fire, flood, wind")
-
-
-__all__ = ["Part", "Scene", "build_scene", "scenes_for"]
+__all__ = ["Part", "Scene", "build_scene", "LAYOUTS", "REGIONS", "TRAIN_LAYOUTS", "TEST_LAYOUTS",
+           "TRAIN_REGIONS", "TEST_REGIONS"]

@@ -58,12 +58,6 @@ class Scene:
         x0, y0, x1, y1 = self.bounds
         return x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1
 
-    def room_of(self, xy) -> str | None:
-        for name, (x0, y0, x1, y1) in self.rooms:
-            if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1:
-                return name
-        return None
-
 
 def floor_part(bounds, color=(200, 190, 170), name="floor") -> Part:
     x0, y0, x1, y1 = bounds

@@ -1,0 +1,52 @@
+"""A small named-plugin registry (one per kind of piece: benchmarks, agents, ...)."""
+from __future__ import annotations
+
+from typing import Callable, Generic, Iterator, TypeVar
+
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Maps names to pieces; an unknown name raises ``KeyError`` listing the known ones."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+        self._items: dict[str, T] = {}
+
+    def register(self, name: str, item: T | None = None, *, replace: bool = False):
+        """``registry.register("id", obj)`` or, as a decorator, ``@registry.register("id")``."""
+        def add(obj: T) -> T:
+            if not replace and name in self._items and self._items[name] is not obj:
+                raise ValueError(f"{self.kind} {name!r} is already registered")
+            self._items[name] = obj
+            return obj
+        return add if item is None else add(item)
+
+    def get(self, name: str) -> T:
+        try:
+            return self._items[name]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown {self.kind} {name!r}; known: {', '.join(sorted(self._items))}") from None
+
+    def __contains__(self, name) -> bool:
+        return name in self._items
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._items))
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def items(self):
+        return sorted(self._items.items())
+
+
+def lazy(factory: Callable[[], T]) -> Callable[[], T]:
+    """A factory called once, on first use (registries of heavy pieces stay cheap to import)."""
+    cache: list[T] = []
+
+    def get() -> T:
+        if not cache:
+            cache.append(factory())
+        return cache[0]
+    return get

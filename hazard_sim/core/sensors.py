@@ -1,0 +1,58 @@
+"""Sensors: what the body's mounts observe, as observation entries and gym spaces.
+
+Each sensor turns one rendered camera frame (and the world) into observation
+entries.  ``rgbd``: ``rgb``, ``depth`` (z-depth, m), ``seg`` (instance ids);
+``field``: ``hazard``, the camera-aligned image of the first world process that
+offers a field (temperature in C, water level in m; zeros if none does).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+
+from hazard_sim.core.registry import Registry
+
+
+class Sensor:
+    name = "sensor"
+
+    def space(self, h: int, w: int) -> dict:
+        return {}
+
+    def read(self, frame, world, fields: bool = True) -> dict:
+        return {}
+
+
+class RGBDSensor(Sensor):
+    name = "rgbd"
+
+    def space(self, h, w):
+        return {"rgb": spaces.Box(0, 255, (h, w, 3), np.uint8),
+                "depth": spaces.Box(0, np.inf, (h, w), np.float32),
+                "seg": spaces.Box(0, np.iinfo(np.int32).max, (h, w), np.int32)}
+
+    def read(self, frame, world, fields=True):
+        return {"rgb": frame.rgb, "depth": frame.depth, "seg": frame.seg}
+
+
+class FieldImageSensor(Sensor):
+    """HAZARD's hazard image: thermal (C) for fire, water level (m) for flood, zeros otherwise."""
+    name = "field"
+
+    def space(self, h, w):
+        return {"hazard": spaces.Box(-np.inf, np.inf, (h, w), np.float32)}
+
+    def read(self, frame, world, fields=True):
+        if not fields:
+            return {"hazard": None}
+        for p in world.processes:
+            if p.channel is not None:
+                img = p.field_image(frame, world)
+                if img is not None:
+                    return {"hazard": img}
+        return {"hazard": np.zeros(frame.depth.shape, np.float32)}
+
+
+SENSORS: Registry[type] = Registry("sensor")
+SENSORS.register("rgbd", RGBDSensor)
+SENSORS.register("field", FieldImageSensor)

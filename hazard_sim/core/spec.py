@@ -1,0 +1,101 @@
+"""Benchmark specs: a benchmark id names how the env is composed.
+
+A :class:`BenchmarkSpec` composes registered pieces: a dataset of episodes, a
+world builder (scene + entities + physics), world processes, an embodiment, the
+sensors, a task, measures, and the limits (simulated frames, and actions per
+episode as Gymnasium's ``TimeLimit``).  Benchmarks register themselves in
+:data:`BENCHMARKS` (``hazard/fire``, ...) and with Gymnasium
+(``gymnasium.make("hazard_stack/hazard-fire-v1")``).  The env holds no
+``if benchmark == ...``: everything specific is in the pieces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from hazard_sim.core.registry import Registry
+
+GYM_NAMESPACE = "hazard_stack"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Where a benchmark's episodes come from: ``load(split, index, root) -> dict``,
+    ``validate(episode, where) -> dict`` and ``count(split, root) -> int``."""
+    load: Callable[..., dict]
+    validate: Callable[..., dict]
+    count: Callable[..., int]
+    splits: tuple[str, ...] = ("train", "test")
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    id: str                                   # "hazard/fire"
+    description: str
+    dataset: Dataset
+    build_world: Callable[[dict, Any], Any]   # (episode, rng) -> World (scene, entities, physics)
+    processes: tuple[Callable, ...]           # each (world, episode, rng) -> WorldProcess
+    embodiment: Callable[[dict, Any], Any]    # (episode, body_spec) -> Embodiment
+    body_spec: Any                            # the embodiment's default spec
+    task: Callable[[], Any]                   # () -> Task
+    measures: tuple[Callable[[], Any], ...]   # each () -> Measure
+    max_frames: int                           # simulated frames per episode
+    max_steps: int | None = None              # actions per episode (Gymnasium TimeLimit)
+    sensors: tuple[str, ...] = ("rgbd",)      # names in hazard_sim.core.sensors.SENSORS
+    map_resolution: float = 0.1               # m per cell of the body's walking map
+    physics: bool = False                     # objects are MuJoCo bodies
+    agents: str = ""                          # the agent registry's group for this benchmark
+    aggregate: Callable[[list], dict] | None = None   # per-episode metrics -> one table row
+    table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
+    progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
+    options: dict = field(default_factory=dict)
+
+    @property
+    def gym_id(self) -> str:
+        return gym_id(self.id)
+
+
+BENCHMARKS: Registry[BenchmarkSpec] = Registry("benchmark")
+ALIASES: dict[str, str] = {}          # old spellings: "fire" -> "hazard/fire"
+
+
+def gym_id(benchmark_id: str, version: int = 1) -> str:
+    return f"{GYM_NAMESPACE}/{benchmark_id.replace('/', '-')}-v{version}"
+
+
+def register_benchmark(spec: BenchmarkSpec, aliases: tuple[str, ...] = ()) -> BenchmarkSpec:
+    """Add a benchmark to the registry and to Gymnasium; ``aliases`` are other names for it."""
+    BENCHMARKS.register(spec.id, spec, replace=True)
+    for a in aliases:
+        ALIASES[a] = spec.id
+    import gymnasium
+    gymnasium.register(id=spec.gym_id, entry_point="hazard_sim.core.env:EmbodiedEnv",
+                       kwargs={"benchmark": spec.id}, max_episode_steps=spec.max_steps,
+                       disable_env_checker=True)
+    return spec
+
+
+def _load_builtin() -> None:
+    # the benchmarks shipped with the package register on import
+    import hazard_sim.tasks  # noqa: F401
+
+
+def resolve(name: str) -> str:
+    """The benchmark id for ``name`` (an id or an alias such as ``fire``)."""
+    _load_builtin()
+    if not isinstance(name, str):
+        raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS.names())}")
+    name = ALIASES.get(name, name)
+    BENCHMARKS.get(name)
+    return name
+
+
+def get_spec(name) -> BenchmarkSpec:
+    if isinstance(name, BenchmarkSpec):
+        return name
+    return BENCHMARKS.get(resolve(name))
+
+
+def benchmark_ids() -> list[str]:
+    _load_builtin()
+    return BENCHMARKS.names()

@@ -1,0 +1,100 @@
+"""HAZARD (seed paper 000): rescue valuable objects from fire, flood or wind.
+
+Registers ``hazard/fire``, ``hazard/flood`` and ``hazard/wind`` (aliases ``fire``,
+``flood``, ``wind``): indoor houses or outdoor street regions, HAZARD's catalogue
+of objects, one hazard process, the humanoid, RGB-D + segmentation + the hazard
+image, the rescue task with its compressed actions, and Value / Step / Damage.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+from hazard_sim.catalog import category
+from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
+from hazard_sim.dataset import load_dataset, load_episode, validate_episode
+from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
+from hazard_sim.geometry import Box
+from hazard_sim.metrics import aggregate
+from hazard_sim.scenes import build_scene
+from hazard_sim.tasks.hazard.paper import table_rows
+from hazard_sim.tasks.hazard.task import RescueMeasure, RescueTask
+from hazard_sim.world import Entity, World
+
+FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
+MAX_ACTIONS = 2000          # actions per episode (a safety net; the frame limit binds first)
+PHYSICS = {"fire": False, "flood": True, "wind": True}
+CONTAINER = {"fire": "bag", "flood": "bag", "wind": "cart"}
+
+
+def build_world(hazard: str, ep: dict, rng) -> World:
+    """The scene of the episode with its objects (targets are the episode's target categories)."""
+    scene = build_scene(ep["scene"])
+    targets = set(ep["target_categories"])
+    ents = []
+    for o in ep["objects"]:
+        cat = category(hazard, o["category"])
+        box = Box.from_yaw(o["position"], np.array(cat.size) / 2, o["yaw"])
+        ents.append(Entity(o["id"], cat, box, cat.name in targets, o.get("support", "floor")))
+    return World(scene, ents, rng, physics=PHYSICS[hazard], episode=ep)
+
+
+def fire_process(world, ep, rng):
+    from hazard_sim.hazards.fire_hazard import FireHazard
+    return FireHazard(world, ep["fire"]["sources"], rng)
+
+
+def flood_process(world, ep, rng):
+    from hazard_sim.core.frames import FRAME_DT
+    from hazard_sim.hazards.flood_hazard import FloodHazard
+    return FloodHazard(world, ep["flood"]["source_wall"], frame_dt=FRAME_DT)
+
+
+def wind_process(world, ep, rng):
+    from hazard_sim.core.frames import FRAME_DT
+    from hazard_sim.hazards.wind_hazard import WindHazard
+    return WindHazard(world, ep["wind"]["speed"], ep["wind"]["direction"], rng, frame_dt=FRAME_DT)
+
+
+PROCESSES = {"fire": fire_process, "flood": flood_process, "wind": wind_process}
+
+
+def humanoid(ep: dict, spec: HumanoidSpec) -> Humanoid:
+    return Humanoid(ep["agent"]["position"], ep["agent"]["yaw"], spec)
+
+
+def _validate(hazard: str, ep: dict, where: str, spec=None) -> dict:
+    ep = validate_episode(ep, where)
+    if ep["task"] != hazard:
+        raise ValueError(f"{where} is a {ep['task']} episode, the benchmark is hazard/{hazard}")
+    return ep
+
+
+def hazard_spec(hazard: str) -> BenchmarkSpec:
+    return BenchmarkSpec(
+        id=f"hazard/{hazard}",
+        description=f"HAZARD {hazard}: rescue valuable objects from the {hazard}",
+        dataset=Dataset(load=partial(load_episode, hazard), validate=partial(_validate, hazard),
+                        count=lambda split, root=None: len(load_dataset(hazard, split, root))),
+        build_world=partial(build_world, hazard),
+        processes=(PROCESSES[hazard],),
+        embodiment=humanoid,
+        body_spec=HumanoidSpec(),
+        task=partial(RescueTask, hazard, CONTAINER[hazard], damage_counts=hazard != "wind"),
+        measures=(RescueMeasure,),
+        max_frames=FRAME_LIMITS[hazard],
+        max_steps=MAX_ACTIONS,
+        sensors=("rgbd", "field"),
+        map_resolution=0.1,
+        physics=PHYSICS[hazard],
+        agents="hazard",
+        aggregate=aggregate,
+        table=table_rows,
+        progress=lambda r: f"value {r['value_rate']:.3f} frames {r['frames']}",
+        options={"hazard": hazard},
+    )
+
+
+for _h in FRAME_LIMITS:
+    register_benchmark(hazard_spec(_h), aliases=(_h,))

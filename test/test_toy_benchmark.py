@@ -1,0 +1,218 @@
+"""A toy benchmark built only through the places docs/adding_a_benchmark.md lists:
+a point robot that must reach a goal point and say ``done`` within 0.3 m of it.
+
+It shows that a benchmark is a spec plus its own pieces (scene, body, task,
+measure, dataset, agent) and that the env, Gymnasium, the runner and the CLI take it
+without any change to the core.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+from hazard_sim.agents import AGENTS
+from hazard_sim.agents.base import Agent
+from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
+from hazard_sim.core.env import EmbodiedEnv
+from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.outcome import OK, Outcome, Status, fail
+from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
+from hazard_sim.core.task import Measure, Task
+from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
+from hazard_sim.scenes.base import Scene, floor_part, wall_segments
+from hazard_sim.world import World
+
+GOAL_RADIUS = 0.3
+EPISODES = [{"index": 0, "scene": "box", "start": [1.0, 1.0, 0.0], "goal": [4.0, 1.0]},
+            {"index": 1, "scene": "box", "start": [1.0, 1.0, math.pi / 2], "goal": [1.0, 3.5]}]
+
+
+# -------------------------------------------------------------------- the body
+@dataclass(frozen=True)
+class PointSpec:
+    radius: float = 0.1
+    height: float = 0.3
+    speed: float = 0.5          # m/s
+    turn_rate: float = math.pi  # rad/s
+
+    def limits(self) -> Limits:
+        return Limits(self.speed, self.turn_rate)
+
+    def mounts(self):
+        return [mount("camera_optical_frame", "base_link", 0.25, BODY_FROM_OPTICAL)]
+
+
+class PointRobot(GroundBody):
+    kind = "point"
+
+
+# -------------------------------------------------------------------- the task
+@dataclass(frozen=True)
+class Step:
+    name: str
+
+    def __str__(self):
+        return f"{self.name}()"
+
+
+class ReachGoal(Task):
+    name = "reach_goal"
+    actions = ("forward", "left", "right", "done")
+
+    def reset(self, env):
+        self.goal = np.array(env.spec_dict["goal"], float)
+        self.said_done = False
+
+    def action_space(self):
+        return spaces.Discrete(len(self.actions))
+
+    def parse(self, action):
+        name = self.actions[int(action)] if isinstance(action, (int, np.integer)) else str(action)
+        if name not in self.actions:
+            raise ValueError(f"unknown action {name!r}; known: {', '.join(self.actions)}")
+        return Step(name)
+
+    def execute(self, env, act) -> Outcome:
+        if act.name == "done":
+            self.said_done = True
+            return OK
+        twist = {"forward": Twist(vx=0.5), "left": Twist(wz=math.pi / 2), "right": Twist(wz=-math.pi / 2)}[act.name]
+        for _ in range(5):                       # 0.5 s: 0.25 m forward or 45 degrees
+            r = env.drive(twist)
+            if r.bumped:
+                return fail(Status.BLOCKED, "bumped into a wall")
+        return OK
+
+    def terminated(self, env, act):
+        return self.said_done
+
+    def describe(self, env):
+        return {"task": self.name, "goal": self.goal.tolist()}
+
+    def observation(self, env):
+        return {"goal": self.goal.astype(np.float32)}
+
+    def observation_space(self, env):
+        return {"goal": spaces.Box(-np.inf, np.inf, (2,), np.float32)}
+
+
+class Success(Measure):
+    name = "success"
+
+    def metrics(self, env):
+        d = float(np.linalg.norm(env.agent.xy - env.task.goal))
+        return {"success": bool(env.task.said_done and d <= GOAL_RADIUS), "distance_to_goal": round(d, 6)}
+
+
+# -------------------------------------------------------------------- world, dataset, agent
+def build_world(ep, rng):
+    bounds = (0.0, 0.0, 5.0, 4.0)
+    parts = [floor_part(bounds)]
+    for k, (a, b) in enumerate((((0, 0), (5, 0)), ((5, 0), (5, 4)), ((5, 4), (0, 4)), ((0, 4), (0, 0)))):
+        parts += wall_segments(f"wall{k}", a, b)
+    return World(Scene("box", "indoor", bounds, parts), [], rng, physics=False, episode=ep)
+
+
+def load(split, index, root=None):
+    if not 0 <= index < len(EPISODES):
+        raise IndexError(f"toy episode {index} out of range 0..{len(EPISODES) - 1}")
+    return dict(EPISODES[index])
+
+
+SPEC = BenchmarkSpec(
+    id="toy/point-goal", description="a point robot drives to a goal point",
+    dataset=Dataset(load=load, validate=lambda ep, where, spec=None: ep, count=lambda split, root=None: len(EPISODES)),
+    build_world=build_world, processes=(),
+    embodiment=lambda ep, spec: PointRobot(ep["start"][:2], ep["start"][2], spec), body_spec=PointSpec(),
+    task=ReachGoal, measures=(Success,), max_frames=400, max_steps=60, sensors=("rgbd",),
+    aggregate=lambda rs: {"episodes": len(rs), "sr": 100.0 * sum(r["success"] for r in rs) / len(rs)},
+    table=lambda bid, rows: "\n".join(f"{r['agent']}: SR {r['sr']:.1f} ({r['episodes']})" for r in rows),
+)
+
+
+class StraightToGoal(Agent):
+    """Turns towards the goal, drives, says done when close (uses only its observation)."""
+    name = "toy_straight"
+
+    def reset(self, obs, info):
+        pass
+
+    def act(self, obs, info):
+        x, y, yaw = obs["agent_pose"]
+        d = obs["goal"] - np.array([x, y])
+        if np.linalg.norm(d) <= GOAL_RADIUS:
+            return "done"
+        err = (math.atan2(d[1], d[0]) - yaw + math.pi) % (2 * math.pi) - math.pi
+        if abs(err) > math.radians(30):
+            return "left" if err > 0 else "right"
+        return "forward"
+
+    def decide(self):
+        raise AssertionError("act() is overridden")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered():
+    register_benchmark(SPEC)
+    AGENTS[StraightToGoal.name] = StraightToGoal
+    yield
+    AGENTS.pop(StraightToGoal.name)
+
+
+def run(env, agent):
+    obs, info = env.reset()
+    agent.reset(obs, info)
+    done, steps = False, 0
+    while not done:
+        obs, _, term, trunc, info = env.step(agent.act(obs, info))
+        done, steps = term or trunc, steps + 1
+    return env.unwrapped.metrics(), steps
+
+
+def test_toy_benchmark_runs_in_the_core_env():
+    env = EmbodiedEnv("toy/point-goal", camera=CameraSpec(32, 24))
+    m, steps = run(env, StraightToGoal())
+    assert m["success"] and m["distance_to_goal"] <= GOAL_RADIUS
+    assert m["task"] == "reach_goal" and m["frames"] == 5 * (steps - 1) + 1   # "done" costs one frame
+    assert env.agent.limits.linear == 0.5
+
+
+def test_toy_benchmark_through_gymnasium_with_time_limit():
+    env = gymnasium.make(SPEC.gym_id, camera=CameraSpec(32, 24))
+    assert env.spec.max_episode_steps == 60
+    obs, info = env.reset()
+    assert set(obs) == {"rgb", "depth", "seg", "camera_K", "camera_pose", "agent_pose", "goal", "frame"}
+    truncated = False
+    for _ in range(60):                     # always turning: never done, so TimeLimit truncates
+        obs, _, terminated, truncated, info = env.step(1)
+        assert not terminated
+    assert truncated and info["action_result"]["status"] == "succeeded"
+
+
+def test_toy_benchmark_blocked_by_walls_reports_a_status():
+    env = EmbodiedEnv("toy/point-goal", episode=1, camera=CameraSpec(32, 24))
+    env.reset()
+    for _ in range(20):
+        _, _, _, _, info = env.step("forward")
+        if not info["action_result"]["success"]:
+            break
+    assert info["action_result"]["status"] == Status.BLOCKED.value
+    assert env.agent.xy[1] < 4.0 - env.agent.radius
+
+
+def test_toy_benchmark_through_runner_and_cli(tmp_path, capsys):
+    from hazard_sim.cli import main
+    from hazard_sim.runner import bench
+    assert main(["run", "--benchmark", "toy/point-goal", "--episode", "1", "--agent", "toy_straight",
+                 "--width", "32", "--height", "24", "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    assert m["success"] is True and m["episode"] == 1
+    r = bench("toy/point-goal", "test", "toy_straight", [0, 1], workers=1, out=str(tmp_path / "t.jsonl"),
+              progress=False)
+    assert r["sr"] == 100.0 and r["episodes"] == 2
