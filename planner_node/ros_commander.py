@@ -32,6 +32,8 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.task import Future
 
+from hazard_sim.rotations import yaw_to_quaternion
+
 
 class TaskResult(IntEnum):
     """Outcome of a navigation task (the values of nav2_simple_commander's TaskResult)."""
@@ -52,7 +54,7 @@ def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "m
     if yaw is None:
         ps.pose.orientation.w = 0.0
     else:
-        ps.pose.orientation.z, ps.pose.orientation.w = math.sin(yaw / 2.0), math.cos(yaw / 2.0)
+        _, _, ps.pose.orientation.z, ps.pose.orientation.w = (float(c) for c in yaw_to_quaternion(yaw))
     return ps
 
 

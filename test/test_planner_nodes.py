@@ -38,6 +38,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from hazard_ros.conversions import stamp_from_frame, to_ros_odometry, to_ros_transform
+from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
 from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
@@ -93,7 +94,7 @@ class FakeRobot(Node):
             v, w = self.cmd
             v = float(np.clip(v, -HUMANOID_MAX_LINEAR, HUMANOID_MAX_LINEAR))
             w = float(np.clip(w, -HUMANOID_MAX_ANGULAR, HUMANOID_MAX_ANGULAR))
-            self.pose[2] = (self.pose[2] + w * 0.1 + math.pi) % (2 * math.pi) - math.pi
+            self.pose[2] = wrap_angle(self.pose[2] + w * 0.1)
             nxt = self.pose[:2] + v * 0.1 * np.array([math.cos(self.pose[2]), math.sin(self.pose[2])])
             if not self.blocked[int(nxt[1] / 0.1), int(nxt[0] / 0.1)]:
                 self.pose[:2] = nxt
@@ -224,7 +225,7 @@ def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
         assert r.result.error_code == 0 and r.result.error_msg == ""
         x, y, yaw = robot.pose
         assert math.hypot(x - 6.0, y - 1.0) <= 0.25
-        assert abs((yaw - math.pi / 2 + math.pi) % (2 * math.pi) - math.pi) <= math.radians(10)
+        assert abs(wrap_angle(yaw - math.pi / 2)) <= math.radians(10)
         assert robot.cmds[-1] == (0.0, 0.0)                # stopped at the end
         assert all(abs(v) <= HUMANOID_MAX_LINEAR + 1e-9 and abs(w) <= HUMANOID_MAX_ANGULAR + 1e-9
                    for v, w in robot.cmds)
