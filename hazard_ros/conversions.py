@@ -226,7 +226,7 @@ def from_ros_transform(msg: Transform | TransformStamped) -> np.ndarray:
 
 
 def to_ros_tf_message(transforms: Iterable[TransformStamped]):
-    from tf2_msgs.msg import TFMessage           # built from interfaces/ on pip-only machines
+    from tf2_msgs.msg import TFMessage  # built from interfaces/ on pip-only machines
     return TFMessage(transforms=list(transforms))
 
 
@@ -295,7 +295,8 @@ def to_ros_navsatfix(xyz, datum: Sequence[float], stamp: Time, frame_id: str = "
     var = max(sigma_m, 1e-3) ** 2
     return NavSatFix(header=to_ros_header(stamp, frame_id),
                      status=NavSatStatus(status=NavSatStatus.STATUS_FIX, service=NavSatStatus.SERVICE_GPS),
-                     latitude=lat, longitude=lon, altitude=alt, position_covariance=[var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var],
+                     latitude=lat, longitude=lon, altitude=alt,
+                     position_covariance=[var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var],
                      position_covariance_type=NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN)
 
 

@@ -55,8 +55,14 @@ from hazard_ros import conversions as conv
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
 from perception_node.mapping import MappingCore, ObjectObservation
-from perception_node.perception_node import (LATCHED, RELIABLE, TF_QOS, add_odometry_to_tf, declare_sensor_qos,
-                                             depth_image)
+from perception_node.perception_node import (
+    LATCHED,
+    RELIABLE,
+    TF_QOS,
+    add_odometry_to_tf,
+    declare_sensor_qos,
+    depth_image,
+)
 from perception_node.projection import StampSync, TfWaitQueue, transform_points
 
 #: (relative topic, type) of everything this node publishes (RViz-config test uses it)

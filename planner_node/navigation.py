@@ -29,8 +29,7 @@ from scipy import ndimage
 
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.geometry import wrap_angle
-from hazard_sim.navigation.grid import (GridSpec, distance_field, goal_cells_near, inflate, plan_path,
-                                        simplify_path)
+from hazard_sim.navigation.grid import GridSpec, distance_field, goal_cells_near, inflate, plan_path, simplify_path
 from hazard_sim.world import FRAME_DT
 
 OCCUPIED_THRESHOLD = 50

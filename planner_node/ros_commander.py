@@ -19,7 +19,6 @@ are aliases.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from enum import IntEnum

@@ -9,8 +9,17 @@ import pytest
 
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
-from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
-                                     GridPlanner, NavigationError, OccupancyMap, PathFollower, approach_pose)
+from planner_node.navigation import (
+    HUMANOID_MAX_ANGULAR,
+    HUMANOID_MAX_LINEAR,
+    ErrorCode,
+    FollowerConfig,
+    GridPlanner,
+    NavigationError,
+    OccupancyMap,
+    PathFollower,
+    approach_pose,
+)
 
 RES = 0.1
 FRAME = 0.1

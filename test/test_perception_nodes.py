@@ -17,11 +17,11 @@ import pytest
 
 try:
     import rclpy
+    from nav_msgs.msg import OccupancyGrid, Odometry
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-    from nav_msgs.msg import OccupancyGrid, Odometry
     from sensor_msgs.msg import CameraInfo, Image
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage

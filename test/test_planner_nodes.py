@@ -40,9 +40,9 @@ from tf2_msgs.msg import TFMessage
 from hazard_ros.conversions import stamp_from_frame, to_ros_odometry, to_ros_transform
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
-from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
 from planner_node.navigation_node import LATCHED, LOCKSTEP_SENSOR, PUBLISHED_TOPICS, NavigationNode
+from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 
 TEST_TIME_LIMIT_S = 60
 WAIT_S = 30.0

@@ -12,7 +12,6 @@ import importlib.util
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,9 +1,8 @@
 """The agent interface and the rescue routine shared by the baselines."""
 from __future__ import annotations
 
-import math
-
 import abc
+import math
 
 import numpy as np
 
