@@ -1,5 +1,5 @@
 # Quick start:  make run   (set up everything, run the default fire episode)
-#               make test  (set up everything, run the test suite)
+#               make test  (set up everything, lint with ruff, run the test suite)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
@@ -18,6 +18,7 @@ run-embedded: setup
 # pytest process of its own so that DDS participants left by earlier ROS test modules cannot
 # slow its lock-step loops.
 test: setup
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q --ignore=test/test_planner_nodes.py
 	$(PY) -m pytest -q test/test_planner_nodes.py
 

@@ -173,7 +173,9 @@ def bench_latency(args, domain: int) -> dict:
         k = np.searchsorted(cmd_t, tm)
         if k < len(cmd_t) and cmd_t[k] - tm < 0.5:
             lat_cmd.append(cmd_t[k] - td)
-    med = (lambda v: round(float(np.median(v)) * 1e3, 1) if v else None)
+    def med(v):
+        return round(float(np.median(v)) * 1e3, 1) if v else None
+
     return {"frames_with_map": len(lat_map), "median_depth_to_map_ms": med(lat_map),
             "frames_with_cmd": len(lat_cmd), "median_frame_to_cmd_vel_ms": med(lat_cmd),
             "p90_frame_to_cmd_vel_ms": round(float(np.percentile(lat_cmd, 90)) * 1e3, 1) if lat_cmd else None,

@@ -30,7 +30,8 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image, Imu, NavSatFix, NavSatStatus, PointCloud2, PointField
 from std_msgs.msg import Header, String
 
-from hazard_ros.tf_math import matrix_to_quaternion, quaternion_to_matrix  # noqa: F401 (re-exported)
+from hazard_sim import rotations
+from hazard_sim.rotations import matrix_to_quaternion, quaternion_to_matrix  # noqa: F401 (re-exported)
 
 FRAME_DT_NS = 100_000_000          # 0.1 s per simulator frame (hazard_sim.world.FRAME_DT)
 GRAVITY = 9.80665                  # m/s^2, what an accelerometer at rest reads (+z)
@@ -169,11 +170,12 @@ def from_ros_camera_info(msg: CameraInfo) -> np.ndarray:
 
 # ============================================================================ rotations / transforms
 def yaw_to_quaternion(yaw: float) -> Quaternion:
-    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2.0), w=math.cos(yaw / 2.0))
+    x, y, z, w = rotations.yaw_to_quaternion(yaw)
+    return Quaternion(x=float(x), y=float(y), z=float(z), w=float(w))
 
 
 def quaternion_to_yaw(q: Quaternion) -> float:
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    return rotations.quaternion_to_yaw((q.x, q.y, q.z, q.w))
 
 
 def planar_matrix(x: float, y: float, yaw: float, z: float = 0.0) -> np.ndarray:
@@ -224,7 +226,7 @@ def from_ros_transform(msg: Transform | TransformStamped) -> np.ndarray:
 
 
 def to_ros_tf_message(transforms: Iterable[TransformStamped]):
-    from tf2_msgs.msg import TFMessage           # built from interfaces/ on pip-only machines
+    from tf2_msgs.msg import TFMessage  # built from interfaces/ on pip-only machines
     return TFMessage(transforms=list(transforms))
 
 
@@ -293,7 +295,8 @@ def to_ros_navsatfix(xyz, datum: Sequence[float], stamp: Time, frame_id: str = "
     var = max(sigma_m, 1e-3) ** 2
     return NavSatFix(header=to_ros_header(stamp, frame_id),
                      status=NavSatStatus(status=NavSatStatus.STATUS_FIX, service=NavSatStatus.SERVICE_GPS),
-                     latitude=lat, longitude=lon, altitude=alt, position_covariance=[var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var],
+                     latitude=lat, longitude=lon, altitude=alt,
+                     position_covariance=[var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, var],
                      position_covariance_type=NavSatFix.COVARIANCE_TYPE_DIAGONAL_KNOWN)
 
 

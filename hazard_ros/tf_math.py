@@ -13,64 +13,27 @@ tf2_msgs/TFMessage: ``.transforms``, each with ``header.stamp``,
 
 As in tf2, every frame has at most one parent; static transforms hold at all
 times, dynamic ones keep a short history and are interpolated in time (linear
-translation, spherical rotation). Only numpy is imported.
+translation, spherical rotation). numpy and scipy only (the rotation maths is
+:mod:`hazard_sim.rotations`).
 """
 from __future__ import annotations
 
 import bisect
-import math
 from collections import deque
 
 import numpy as np
+
+from hazard_sim.rotations import matrix_to_quaternion, quaternion_to_matrix, slerp
 
 
 class TfLookupError(LookupError):
     """A transform that cannot be looked up (unknown frame, disconnected tree, time)."""
 
 
-# ============================================================================ quaternions
-def matrix_to_quaternion(R: np.ndarray) -> np.ndarray:
-    """(x, y, z, w) unit quaternion with w >= 0 of a 3x3 rotation matrix."""
-    R = np.asarray(R, float)[:3, :3]
-    t = float(np.trace(R))
-    if t > 0:
-        s = 2.0 * math.sqrt(t + 1.0)
-        q = [(R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s, 0.25 * s]
-    else:
-        i = int(np.argmax(np.diag(R)))
-        j, k = (i + 1) % 3, (i + 2) % 3
-        s = 2.0 * math.sqrt(max(1.0 + R[i, i] - R[j, j] - R[k, k], 1e-300))
-        q = [0.0, 0.0, 0.0, (R[k, j] - R[j, k]) / s]
-        q[i] = 0.25 * s
-        q[j] = (R[j, i] + R[i, j]) / s
-        q[k] = (R[k, i] + R[i, k]) / s
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return -q if q[3] < 0 else q
-
-
-def quaternion_to_matrix(q) -> np.ndarray:
-    """3x3 rotation of an (x, y, z, w) quaternion (normalised first)."""
-    q = np.asarray(q, float)
-    n = np.linalg.norm(q)
-    if n < 1e-12:
-        raise ValueError("zero quaternion is not a rotation")
-    x, y, z, w = q / n
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
-def slerp(q0, q1, a: float) -> np.ndarray:
-    q0, q1 = np.asarray(q0, float), np.asarray(q1, float)
-    d = float(np.dot(q0, q1))
-    if d < 0:
-        q1, d = -q1, -d
-    if d > 0.9995:
-        q = q0 + a * (q1 - q0)
-        return q / np.linalg.norm(q)
-    th = math.acos(d)
-    return (math.sin((1 - a) * th) * q0 + math.sin(a * th) * q1) / math.sin(th)
+# ============================================================================ rotations
+# quaternion maths lives in hazard_sim.rotations (scipy); re-exported for existing callers
+__all__ = ["TfBuffer", "TfLookupError", "invert", "transform_to_matrix", "matrix_to_quaternion",
+           "quaternion_to_matrix", "slerp"]
 
 
 def invert(T: np.ndarray) -> np.ndarray:

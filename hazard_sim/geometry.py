@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hazard_sim.rotations import quaternion_to_matrix
+
 
 def yaw_to_matrix(yaw: float) -> np.ndarray:
     """Rotation matrix for a rotation of ``yaw`` radians about +z."""
@@ -20,16 +22,7 @@ def yaw_to_matrix(yaw: float) -> np.ndarray:
 
 def quat_to_matrix(q) -> np.ndarray:
     """Rotation matrix from a unit quaternion (w, x, y, z), MuJoCo's order."""
-    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ])
-
-
-def yaw_to_quat(yaw: float) -> np.ndarray:
-    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+    return quaternion_to_matrix(q, scalar_first=True)
 
 
 def wrap_angle(a: float) -> float:

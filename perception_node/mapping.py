@@ -23,10 +23,11 @@ import numpy as np
 
 from hazard_sim.agents.memory import ObjectRecord, backproject
 from hazard_sim.navigation.grid import FREE, OCCUPIED, UNKNOWN, GridSpec
+from hazard_sim.navigation.maps import MapSpec, Window, new_layer, region
 from hazard_sim.navigation.observed_map import ObservedMap
 from perception_node.projection import project_points, scaled_K
 
-__all__ = ["FREE", "OCCUPIED", "UNKNOWN", "GridSpec", "depth_points", "OccupancyMapper",
+__all__ = ["FREE", "OCCUPIED", "UNKNOWN", "GridSpec", "MapSpec", "depth_points", "OccupancyMapper",
            "HazardLayer", "LAYER_SCALES", "ObjectObservation", "TrackedObject", "ObjectMemory",
            "hazard_reading", "MappingCore"]
 
@@ -47,16 +48,18 @@ def depth_points(depth: np.ndarray, K: np.ndarray, T_map_cam: np.ndarray, step: 
 class OccupancyMapper:
     """Occupancy over ``bounds`` (xmin, ymin, xmax, ymax) from depth images.
 
+    The map is dense, or tiled (``tile`` cells a side; None: tiled only when it has more
+    than :data:`hazard_sim.navigation.maps.DENSE_CELL_LIMIT` cells, 0: dense), see
+    :meth:`hazard_sim.navigation.maps.MapSpec.auto`.
     Points outside the bounds are dropped (ObservedMap would clamp them onto the border).
     ``ignore_boxes`` (centre, size) pairs remove points of movable objects, as the
     simulator's own map ignores them.
     """
 
     def __init__(self, bounds, resolution: float = 0.1, agent_radius: float = 0.25,
-                 obstacle_band=(0.1, 1.9), step: int = 4, max_range: float | None = 10.0):
-        self.spec = GridSpec(tuple(float(b) for b in bounds), float(resolution))
-        if self.spec.shape[0] <= 0 or self.spec.shape[1] <= 0:
-            raise ValueError(f"empty map bounds {bounds}")
+                 obstacle_band=(0.1, 1.9), step: int = 4, max_range: float | None = 10.0,
+                 tile: int | None = None):
+        self.spec = MapSpec.auto(bounds, resolution, tile)
         self.step = int(step)
         self.max_range = max_range
         self.map = ObservedMap(self.spec, agent_radius, tuple(obstacle_band), stride=1)
@@ -99,9 +102,10 @@ class OccupancyMapper:
                 self.map.hits[i0:i1, j0:j1] = 0
         self.map._blocked = None
 
-    def occupancy(self) -> np.ndarray:
-        """int8 (rows = y, cols = x) with -1 unknown, 0 free, 100 occupied."""
-        return self.map.occupancy()
+    def occupancy(self, window: Window | None = None) -> np.ndarray:
+        """int8 (rows = y, cols = x) with -1 unknown, 0 free, 100 occupied; of ``window``
+        (None: the whole map)."""
+        return self.map.occupancy(window)
 
 
 # ================================================================== hazard layers
@@ -137,9 +141,9 @@ class HazardLayer:
         self.spec = spec
         self.name = name
         self.scale = scale or LAYER_SCALES[name]
-        self.values = np.full(spec.shape, np.nan, np.float32)
-        self.peak = np.full(spec.shape, np.nan, np.float32)
-        self.updated = np.full(spec.shape, np.nan)          # stamp of the last value per cell
+        self.values = new_layer(spec, np.float32, np.nan)     # dense, or tiled for a tiled MapSpec
+        self.peak = new_layer(spec, np.float32, np.nan)
+        self.updated = new_layer(spec, np.float64, np.nan)    # stamp of the last value per cell
         self.stamp: float | None = None
 
     def update(self, points: np.ndarray, image: np.ndarray, stamp: float) -> int:
@@ -153,20 +157,22 @@ class HazardLayer:
         if not ok.any():
             return 0
         i, j = self.spec.to_cells(p[ok, :2])
-        frame = np.full(self.spec.shape, -np.inf, np.float32)
-        np.maximum.at(frame, (i, j), v[ok])
-        seen = frame > -np.inf
-        self.values[seen] = frame[seen]
-        self.peak[seen] = np.fmax(self.peak[seen], frame[seen])
-        self.updated[seen] = stamp
+        w = self.spec.shape[1]
+        cells, inv = np.unique(i * w + j, return_inverse=True)     # the cells this frame saw
+        frame = np.full(cells.size, -np.inf, np.float32)
+        np.maximum.at(frame, inv, v[ok])
+        ci, cj = cells // w, cells % w
+        self.values[ci, cj] = frame
+        self.peak[ci, cj] = np.fmax(self.peak[ci, cj], frame)
+        self.updated[ci, cj] = stamp
         self.stamp = stamp
-        return int(seen.sum())
+        return int(cells.size)
 
     def value_at(self, xy) -> float:
         return float(self.values[self.spec.to_cell(xy)])
 
-    def occupancy(self) -> np.ndarray:
-        return self.scale.pack(self.values)
+    def occupancy(self, window: Window | None = None) -> np.ndarray:
+        return self.scale.pack(region(self.values, window))
 
     def info(self) -> dict:
         return {"unit": self.scale.unit, "offset": self.scale.offset, "scale": self.scale.scale,
@@ -354,9 +360,6 @@ class ObjectMemory:
 
 
 # ===================================================================== mapping core
-HAZARD_LAYER_OF_TASK = {"fire": "temperature", "flood": "water_level"}
-
-
 @dataclass
 class _Frame:
     K: np.ndarray
@@ -371,7 +374,9 @@ class MappingCore:
     ``add_depth`` must come with K and the camera pose of that stamp. A hazard image
     that arrives before its depth image waits (up to ``frames_kept`` stamps).
     ``add_objects`` reads each object's hazard value from the hazard image of the same
-    stamp when there is one, else from the layer. With ``ignore_objects``, movable objects
+    stamp when there is one, else from the layer: the task's ``hazard_channel`` (the
+    simulator's observation channel, a layer name or null) when the task has one, else the
+    one layer that has received images. With ``ignore_objects``, movable objects
     stay off the occupancy map (as in the simulator's own map): their footprints are
     cleared when they are seen and their points are skipped in later depth frames.
     """
@@ -379,9 +384,9 @@ class MappingCore:
     def __init__(self, bounds, resolution: float = 0.1, agent_radius: float = 0.25,
                  obstacle_band=(0.1, 1.9), step: int = 4, max_range: float | None = 10.0,
                  task: dict | None = None, frames_kept: int = 10, ignore_objects: bool = True,
-                 match_radius: float = 0.75):
+                 match_radius: float = 0.75, tile: int | None = None):
         self.occupancy_map = OccupancyMapper(bounds, resolution, agent_radius, obstacle_band, step,
-                                             max_range)
+                                             max_range, tile)
         self.spec = self.occupancy_map.spec
         self.layers = {name: HazardLayer(self.spec, name) for name in LAYER_SCALES}
         self.memory = ObjectMemory(task, match_radius=match_radius)
@@ -399,7 +404,13 @@ class MappingCore:
         self.memory.set_task(task)
 
     def reading_layer(self) -> str | None:
-        return HAZARD_LAYER_OF_TASK.get(self.memory.task.get("hazard"))
+        """The hazard layer objects are read from (see the class docstring); None: none known."""
+        task = self.memory.task
+        if "hazard_channel" in task:
+            channel = task["hazard_channel"]
+            return channel if channel in self.layers else None
+        fed = [name for name, layer in self.layers.items() if layer.stamp is not None]
+        return fed[0] if len(fed) == 1 else None
 
     def add_depth(self, stamp: float, depth, K, T_map_cam) -> list[str]:
         """Integrate a depth frame; returns the hazard layers updated by waiting images."""

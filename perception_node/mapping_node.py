@@ -18,8 +18,15 @@ Publishes (all transient local, reliable):
   "value", "is_container"}]}``; times in seconds, ``reading`` null when unknown).
 
 Sensor subscriptions are reliable + transient local with ``lockstep: true`` (a late start
-still gets the sim's current frame), else best effort; or set ``sensor_qos``. Map bounds come from the ``task`` JSON (``bounds``: xmin, ymin, xmax, ymax) when it has
-them, else from the parameter ``bounds``; depth frames wait until one is known.
+still gets the sim's current frame), else best effort; or set ``sensor_qos``.
+
+The map's extent and cells come from the benchmark: bounds from the parameter ``bounds``
+(xmin, ymin, xmax, ymax) when set, else from the ``task`` JSON (``bounds``); depth frames
+wait until one is known. Cell size from the parameter ``resolution`` when > 0, else the
+task's ``map_resolution``, else 0.1 m. Large maps are tiled (``tile_size``; 0: tiled only
+above 4 million cells) and published as a ``window_size`` m window around the camera
+(0: the whole map, or 200 m for a tiled one). Objects take their hazard reading from the
+task's ``hazard_channel`` layer (see :class:`perception_node.mapping.MappingCore`).
 
 Algorithms live in :mod:`perception_node.mapping`.
 """
@@ -46,9 +53,16 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
 from hazard_ros.tf_math import TfBuffer
+from hazard_sim.navigation.maps import Window
 from perception_node.mapping import MappingCore, ObjectObservation
-from perception_node.perception_node import (LATCHED, RELIABLE, TF_QOS, add_odometry_to_tf, declare_sensor_qos,
-                                             depth_image)
+from perception_node.perception_node import (
+    LATCHED,
+    RELIABLE,
+    TF_QOS,
+    add_odometry_to_tf,
+    declare_sensor_qos,
+    depth_image,
+)
 from perception_node.projection import StampSync, TfWaitQueue, transform_points
 
 #: (relative topic, type) of everything this node publishes (RViz-config test uses it)
@@ -73,6 +87,9 @@ SUBSCRIBED_TOPICS = [
     ("odom", "nav_msgs/msg/Odometry"),
 ]
 HAZARD_TOPICS = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
+
+DEFAULT_RESOLUTION = 0.1          # m, HAZARD's map cells, when neither parameter nor task sets one
+TILED_WINDOW = 200.0              # m, the published window of a tiled map when window_size is 0
 
 STATE_COLORS = {"held": (0.1, 0.8, 0.2), "rescued": (0.5, 0.5, 0.5), "lost": (0.4, 0.2, 0.2)}
 
@@ -141,8 +158,15 @@ class MappingNode(Node):
         self.param_bounds = self.get_parameter_or("bounds", Parameter("bounds", value=None)).value
         if self.param_bounds is not None and len(self.param_bounds) not in (0, 4):
             raise ValueError(f"parameter bounds must be [xmin, ymin, xmax, ymax], got {list(self.param_bounds)}")
+        self.param_resolution = float(self._declare(
+            "resolution", 0.0, "cell size (m); 0: the task's map_resolution, else 0.1"))
+        self.tile_size = int(self._declare("tile_size", 0, "cells per map tile side; 0: tiled only above "
+                                                           "4 million cells"))
+        self.window_size = float(self._declare("window_size", 0.0, "published map window around the camera "
+                                                                   "(m); 0: the whole map (tiled: 200 m)"))
+        if self.param_resolution < 0 or self.tile_size < 0 or self.window_size < 0:
+            raise ValueError("parameters resolution, tile_size and window_size must be >= 0")
         self.core_args = dict(
-            resolution=float(self._declare("resolution", 0.1, "cell size (m)")),
             agent_radius=float(self._declare("agent_radius", 0.25, "robot radius (m), for inflation")),
             obstacle_band=tuple(self._declare("obstacle_band", [0.1, 1.9], "obstacle heights [min, max] (m)")),
             step=int(self._declare("step", 4, "use every step-th depth pixel")),
@@ -184,24 +208,34 @@ class MappingNode(Node):
         if use_odom_tf:
             self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
+        self.window: Window | None = None
         if self.param_bounds:
             self._make_core(self.param_bounds, "parameter")
 
     # ------------------------------------------------------------------ state
+    def _resolution(self) -> float:
+        if self.param_resolution > 0:
+            return self.param_resolution
+        return float((self.task or {}).get("map_resolution") or DEFAULT_RESOLUTION)
+
     def _make_core(self, bounds, source: str) -> None:
-        bounds = [float(b) for b in bounds]
-        if self.core is not None and list(self.core.spec.bounds) == bounds:
+        bounds, resolution = [float(b) for b in bounds], self._resolution()
+        if self.core is not None and list(self.core.spec.bounds) == bounds \
+                and self.core.spec.resolution == resolution:
             return
         if self.core is not None:
-            self.get_logger().info(f"map bounds changed to {bounds} ({source}); starting a new map")
-        self.core = MappingCore(bounds, task=self.task, **self.core_args)
+            self.get_logger().info(f"map changed to {bounds} at {resolution:g} m ({source}); starting a new map")
+        self.core = MappingCore(bounds, resolution=resolution, tile=self.tile_size or None, task=self.task,
+                                **self.core_args)
+        self.window = None
         if self.status is not None:
             self.core.memory.apply_status(self.status.get("held"), self.status.get("rescued_ids", []))
         info = dict(self.core.layers_info(), frame_id=self.map_frame, bounds=bounds,
                     resolution=self.core.spec.resolution)
         self.pub_layers_info.publish(String(data=json.dumps(info)))
         h, w = self.core.spec.shape
-        self.get_logger().info(f"map {w} x {h} cells over {bounds} ({source})")
+        tiled = f", tiles of {self.core.spec.tile} cells" if self.core.spec.tiled else ""
+        self.get_logger().info(f"map {w} x {h} cells of {resolution:g} m over {bounds} ({source}{tiled})")
         self._flush()
         early, self._early_hazards = self._early_hazards, []
         for name, msg in early:
@@ -216,7 +250,9 @@ class MappingNode(Node):
         bounds = self.task.get("bounds")
         if self.core is not None:
             self.core.set_task(self.task)
-        if bounds is not None:
+        if self.param_bounds:
+            self._make_core(self.param_bounds, "parameter")     # the task may set the resolution
+        elif bounds is not None:
             if len(bounds) != 4:
                 self.get_logger().error(f"task bounds must be [xmin, ymin, xmax, ymax], got {bounds}")
             else:
@@ -279,7 +315,10 @@ class MappingNode(Node):
         t0 = time.perf_counter()
         updated = self.core.add_depth(stamp_ns * 1e-9, depth, K, T)
         stamp = group["depth"].header.stamp
-        self.pub_map.publish(to_occupancy_grid(self.core.occupancy_map.occupancy(), self.core.spec,
+        size = self.window_size or (TILED_WINDOW if self.core.spec.tiled else 0.0)
+        if size > 0:
+            self.window = self.core.spec.window_around(np.asarray(T)[:2, 3], size / 2)
+        self.pub_map.publish(to_occupancy_grid(self.core.occupancy_map.occupancy(self.window), self._grid(),
                                                Header(stamp=stamp, frame_id=self.map_frame)))
         self.stats["map_s"] += time.perf_counter() - t0
         self.stats["depth_frames"] += 1
@@ -306,8 +345,12 @@ class MappingNode(Node):
     def _publish_layer(self, name: str, stamp) -> None:
         self.stats["hazard_frames"] += 1
         layer = self.core.layers[name]
-        self.pub_layers[name].publish(to_occupancy_grid(layer.occupancy(), self.core.spec,
+        self.pub_layers[name].publish(to_occupancy_grid(layer.occupancy(self.window), self._grid(),
                                                         Header(stamp=stamp, frame_id=self.map_frame)))
+
+    def _grid(self):
+        """The published grid: the whole map, or the window around the last depth frame."""
+        return self.core.spec if self.window is None else self.window.grid
 
     # ------------------------------------------------------------------ objects
     def _on_detections(self, msg: Detection3DArray) -> None:

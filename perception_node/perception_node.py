@@ -34,19 +34,24 @@ import time
 
 import numpy as np
 import rclpy
+from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,
-                       qos_profile_sensor_data)
-from nav_msgs.msg import Odometry
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import Header, String
 from tf2_msgs.msg import TFMessage
-from vision_msgs.msg import (Detection2D, Detection2DArray, Detection3D, Detection3DArray, LabelInfo,
-                             ObjectHypothesisWithPose)
+from vision_msgs.msg import (
+    Detection2D,
+    Detection2DArray,
+    Detection3D,
+    Detection3DArray,
+    LabelInfo,
+    ObjectHypothesisWithPose,
+)
 
 from hazard_ros import conversions as conv
 from hazard_ros.tf_math import TfBuffer
@@ -273,9 +278,8 @@ class PerceptionNode(Node):
         if self.use_odom_tf:
             self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
-        self.get_logger().info(
-            f"detector {self.detector.name}, classes {self.detector.classes if self.classes_source != 'none' else 'from task'}, "
-            f"camera topics {qos_kind}")
+        classes = self.detector.classes if self.classes_source != "none" else "from task"
+        self.get_logger().info(f"detector {self.detector.name}, classes {classes}, camera topics {qos_kind}")
 
     # ------------------------------------------------------------------ classes
     def _apply_classes(self, classes, source: str, fatal: bool = False) -> bool:

@@ -16,17 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hazard_sim.intrinsics import scaled_K  # noqa: F401 (the one copy; re-exported for the nodes)
 from perception_node.detectors import Detection
 
 
 # ====================================================================== basic maths
-def scaled_K(K: np.ndarray, step: int) -> np.ndarray:
-    """Intrinsics of an image subsampled as ``img[::step, ::step]`` (pixel centres at integers)."""
-    K2 = np.array(K, float, copy=True)
-    K2[:2] /= float(step)
-    return K2
-
-
 def transform_points(T: np.ndarray, points: np.ndarray) -> np.ndarray:
     """Apply a 4x4 transform to (..., 3) points."""
     T = np.asarray(T, float)
@@ -136,10 +130,6 @@ def backproject_detection(det: Detection, depth: np.ndarray, K: np.ndarray, T_ma
                      size=np.abs(T[:3, :3]) @ size_cam,
                      surface=transform_points(T, np.median(pts, axis=0)),
                      depth=zm, n_points=int(len(pts)))
-
-
-def backproject_detections(dets: list[Detection], depth, K, T_map_cam, **kw) -> list[Projected | None]:
-    return [backproject_detection(d, depth, K, T_map_cam, **kw) for d in dets]
 
 
 # =============================================================== stamp synchroniser

@@ -28,8 +28,8 @@ import numpy as np
 from scipy import ndimage
 
 from hazard_sim.embodiment.humanoid import HumanoidSpec
-from hazard_sim.navigation.grid import (GridSpec, distance_field, goal_cells_near, inflate, plan_path,
-                                        simplify_path)
+from hazard_sim.geometry import wrap_angle
+from hazard_sim.navigation.grid import GridSpec, distance_field, goal_cells_near, inflate, plan_path, simplify_path
 from hazard_sim.world import FRAME_DT
 
 OCCUPIED_THRESHOLD = 50
@@ -58,11 +58,6 @@ class NavigationError(Exception):
         super().__init__(message)
         self.code = ErrorCode(code)
         self.message = message
-
-
-def wrap(a: float) -> float:
-    """Angle wrapped to [-pi, pi)."""
-    return (a + math.pi) % (2.0 * math.pi) - math.pi
 
 
 def _fmt(xy) -> str:
@@ -420,7 +415,7 @@ class PathFollower:
         if len(w) == 1:
             w = np.vstack([w, w])
         self.path = w
-        self.goal_yaw = None if goal_yaw is None else wrap(float(goal_yaw))
+        self.goal_yaw = None if goal_yaw is None else wrap_angle(float(goal_yaw))
         seg = np.linalg.norm(np.diff(w, axis=0), axis=1)
         self._cum = np.concatenate([[0.0], np.cumsum(seg)])
         # vertices where the path bends by more than the turn-in-place threshold
@@ -428,7 +423,7 @@ class PathFollower:
         for k in range(1, len(w) - 1):
             a, b = w[k] - w[k - 1], w[k + 1] - w[k]
             if np.linalg.norm(a) > 1e-9 and np.linalg.norm(b) > 1e-9:
-                turn = abs(wrap(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0])))
+                turn = abs(wrap_angle(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0])))
                 self._sharp[k] = turn > self.cfg.corner_stop
         self._seg = 0
         self.xy_reached = self.xy_reached and keep_xy_reached
@@ -503,7 +498,7 @@ class PathFollower:
         if self.xy_reached:
             if self.goal_yaw is None:
                 return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
-            err = wrap(self.goal_yaw - yaw)
+            err = wrap_angle(self.goal_yaw - yaw)
             if abs(err) <= c.fine_yaw:
                 return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
             if abs(err) <= c.yaw_tolerance:
@@ -541,8 +536,8 @@ class PathFollower:
         target = self.path[stop] if stopping else self._point_at(s + c.lookahead)
         d = target - xy
         ld = float(np.linalg.norm(d))
-        alpha = wrap(math.atan2(d[1], d[0]) - yaw) if ld > 1e-9 else 0.0
-        final_err = 0.0 if self.goal_yaw is None else abs(wrap(self.goal_yaw - yaw))
+        alpha = wrap_angle(math.atan2(d[1], d[0]) - yaw) if ld > 1e-9 else 0.0
+        final_err = 0.0 if self.goal_yaw is None else abs(wrap_angle(self.goal_yaw - yaw))
         eta = remaining / c.max_linear + (abs(alpha) + final_err) / c.max_angular
         phase = "turning" if abs(alpha) > c.turn_in_place else "following"
         if self._stalled(phase, remaining, abs(alpha), t):

@@ -306,7 +306,8 @@ class NavigationNode(Node):
             # in order, and a single-threaded simulator takes subscriptions before services.
             # (Publisher.wait_for_all_acked would make sure, but Fast DDS acknowledges on its
             # 3 s heartbeat between processes: far too slow for every frame.)
-            if not self.step_client.wait_for_service(timeout_sec=self.wait_timeout):
+            # (Client.wait_for_service polls with 0.25 s sleeps; this wakes on any input instead)
+            if not self._wait(self.step_client.service_is_ready, self.wait_timeout):
                 raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
             fut = self.step_client.call_async(Trigger.Request())
             done = threading.Event()

@@ -23,6 +23,7 @@ from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.tasks.hazard.controllers import ARRIVE_GAP, EXPLORE_DEG, EXPLORE_TURNS
 
 from hazard_ros.tf_math import TfBuffer, TfLookupError
+from hazard_sim.geometry import wrap_angle
 
 #: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
 HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
@@ -226,7 +227,7 @@ def object_position(memory, object_id: int):
 def turn_goal(agent_pose, degrees: float) -> tuple[float, float, float]:
     """Turn in place: same position, yaw + degrees."""
     x, y, yaw = (float(v) for v in agent_pose)
-    return x, y, _wrap(yaw + math.radians(degrees))
+    return x, y, wrap_angle(yaw + math.radians(degrees))
 
 
 def face_goal(agent_pose, target_xy) -> tuple[float, float, float]:
@@ -271,17 +272,13 @@ def explore_goals(agent_pose, turns: int = EXPLORE_TURNS, step_deg: float = EXPL
     """HAZARD's explore: ``turns`` turns of ``step_deg`` in place (absolute yaws, so small
     errors do not add up)."""
     x, y, yaw = (float(v) for v in agent_pose)
-    return [(x, y, _wrap(yaw + math.radians(step_deg) * (k + 1))) for k in range(turns)]
+    return [(x, y, wrap_angle(yaw + math.radians(step_deg) * (k + 1))) for k in range(turns)]
 
 
 def walk_stand_off(object_radius: float = 0.05, xy_tolerance: float = 0.25) -> float:
     """Centre distance to aim for so that the body gap is at most ``ARRIVE_GAP`` even when
     the navigation stops ``xy_tolerance`` short."""
     return max(BODY_RADIUS + ARRIVE_GAP + object_radius - xy_tolerance, BODY_RADIUS + 0.1)
-
-
-def _wrap(a: float) -> float:
-    return (a + math.pi) % (2.0 * math.pi) - math.pi
 
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",

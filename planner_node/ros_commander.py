@@ -19,7 +19,6 @@ are aliases.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from enum import IntEnum
@@ -31,6 +30,8 @@ from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.task import Future
+
+from hazard_sim.rotations import yaw_to_quaternion
 
 
 class TaskResult(IntEnum):
@@ -52,7 +53,7 @@ def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "m
     if yaw is None:
         ps.pose.orientation.w = 0.0
     else:
-        ps.pose.orientation.z, ps.pose.orientation.w = math.sin(yaw / 2.0), math.cos(yaw / 2.0)
+        _, _, ps.pose.orientation.z, ps.pose.orientation.w = (float(c) for c in yaw_to_quaternion(yaw))
     return ps
 
 

@@ -198,3 +198,48 @@ def test_mapping_core_orders_streams_by_stamp():
         core.add_hazard(1.0, "radiation", thermal)
     with pytest.raises(ValueError, match="does not match"):
         core.add_hazard(1.0, "water_level", thermal[:10])
+
+
+def moved_pose(x: float, y: float) -> np.ndarray:
+    T = pose()
+    T[:2, 3] = (x, y)
+    return T
+
+
+def test_tiled_mapping_core_on_a_5km_map_matches_the_dense_one():
+    """The same frames on a dense 7 m x 10 m map and on a tiled 5 km x 5 km one (0.1 m cells,
+    2.5e9 of them) give the same cells around the camera."""
+    depth, wall = wall_scene()
+    thermal = np.where(wall, 150.0, 30.0).astype(np.float32)
+    ox, oy = 2500.0, 1200.0
+    small = MappingCore((ox - 1.0, oy - 5.0, ox + 6.0, oy + 5.0), step=1, tile=0)
+    big = MappingCore((0.0, 0.0, 5000.0, 5000.0), step=1)
+    assert not small.spec.tiled and big.spec.tiled and big.spec.shape == (50000, 50000)
+    for core in (small, big):
+        core.add_depth(1.0, depth, K, moved_pose(ox, oy))
+        assert core.add_hazard(1.0, "temperature", thermal)
+        core.occupancy_map.clear_boxes([(np.array([ox + 3.05, oy - 1.0, 1.0]), np.array([0.1, 0.1, 1.0]))])
+    win = big.spec.window_covering([small.spec.bounds[:2], np.array(small.spec.bounds[2:]) - 0.05], 0.0)
+    assert win.shape == small.spec.shape
+    np.testing.assert_allclose(win.grid.bounds, small.spec.bounds)
+    np.testing.assert_array_equal(big.occupancy_map.occupancy(win), small.occupancy_map.occupancy())
+    t_big, t_small = big.layers["temperature"], small.layers["temperature"]
+    np.testing.assert_array_equal(t_big.occupancy(win), t_small.occupancy())
+    assert t_big.value_at((ox + 3.05, oy)) == 150.0
+    # 7 m x 10 m of 0.1 m cells touch at most 2 x 3 tiles of 256 cells per layer
+    assert len(big.occupancy_map.map.hits.tiles) <= 6 and len(t_big.values.tiles) <= 6
+
+
+def test_reading_layer_comes_from_the_channel_not_the_task_name():
+    core = MappingCore(BOUNDS, step=1, task={"hazard": "anything", "hazard_channel": "water_level"})
+    assert core.reading_layer() == "water_level" and core.memory_dict()["reading_unit"] == "m"
+    core.set_task({"hazard_channel": None})                  # a hazard without an image channel
+    assert core.reading_layer() is None and core.memory_dict()["reading_unit"] == ""
+    core.set_task({"targets": []})                           # no channel: the layer that gets images
+    assert core.reading_layer() is None
+    depth, _ = wall_scene()
+    core.add_depth(1.0, depth, K, pose())
+    core.add_hazard(1.0, "temperature", np.full(depth.shape, 40.0, np.float32))
+    assert core.reading_layer() == "temperature"
+    core.add_hazard(1.0, "water_level", np.zeros(depth.shape, np.float32))
+    assert core.reading_layer() is None                       # two fed layers: ambiguous

@@ -7,9 +7,19 @@ import time
 import numpy as np
 import pytest
 
+from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
-from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
-                                     GridPlanner, NavigationError, OccupancyMap, PathFollower, approach_pose, wrap)
+from planner_node.navigation import (
+    HUMANOID_MAX_ANGULAR,
+    HUMANOID_MAX_LINEAR,
+    ErrorCode,
+    FollowerConfig,
+    GridPlanner,
+    NavigationError,
+    OccupancyMap,
+    PathFollower,
+    approach_pose,
+)
 
 RES = 0.1
 FRAME = 0.1
@@ -48,7 +58,7 @@ def drive(follower: PathFollower, pose, frames: int = 600, blocked=None, grid_or
         cmds.append(c)
         if c.status in ("succeeded", "stuck"):
             break
-        pose[2] = wrap(pose[2] + c.w * FRAME)
+        pose[2] = wrap_angle(pose[2] + c.w * FRAME)
         nxt = pose[:2] + c.v * FRAME * np.array([math.cos(pose[2]), math.sin(pose[2])])
         if blocked is not None:
             i = int((nxt[1] - grid_origin[1]) / RES)
@@ -182,7 +192,7 @@ def test_approach_pose_stands_off_and_faces_the_target():
     x, y, yaw = approach_pose(blocked, p.map.spec, (1.0, 1.0), (9.0, 1.0), 0.6)
     assert np.hypot(x - 9.0, y - 1.0) <= 0.6 + 1e-9
     assert x > 6.1                                     # reached through the door, same room
-    assert abs(wrap(math.atan2(1.0 - y, 9.0 - x) - yaw)) < 1e-6
+    assert abs(wrap_angle(math.atan2(1.0 - y, 9.0 - x) - yaw)) < 1e-6
 
 
 # ------------------------------------------------------------------ following
@@ -208,7 +218,7 @@ def test_follower_starts_facing_away_turns_first():
     assert cmds[0].status == "turning" and cmds[0].v == 0.0
     assert abs(cmds[0].w) == pytest.approx(WMAX)
     assert cmds[-1].status == "succeeded"
-    assert np.hypot(pose[0] - 4.0, pose[1] - 2.0) <= 0.25 and abs(wrap(pose[2])) <= math.radians(10)
+    assert np.hypot(pose[0] - 4.0, pose[1] - 2.0) <= 0.25 and abs(wrap_angle(pose[2])) <= math.radians(10)
 
 
 def test_follower_turns_in_place_to_goal_yaw():
@@ -218,7 +228,7 @@ def test_follower_turns_in_place_to_goal_yaw():
     assert cmds[-1].status == "succeeded"
     assert all(c.v == 0.0 for c in cmds)
     assert np.allclose(trace[:, :2], (3.0, 3.0))
-    assert abs(wrap(pose[2] - math.radians(90))) <= math.radians(10)
+    assert abs(wrap_angle(pose[2] - math.radians(90))) <= math.radians(10)
     assert len(cmds) - 1 == 6                          # 90 deg at 15 deg per frame
     assert all(abs(c.w) <= WMAX + 1e-9 for c in cmds)
 
@@ -299,9 +309,9 @@ def test_lower_gain_tolerates_late_commands():
             if c.status == "succeeded":
                 break
             if prev is not None:                      # the previous command acts now
-                pose[2] = wrap(pose[2] + prev.w * FRAME)
+                pose[2] = wrap_angle(pose[2] + prev.w * FRAME)
             prev, t = c, t + FRAME
         if prev is not None:                          # ... and once more after the stop
-            pose[2] = wrap(pose[2] + prev.w * FRAME)
-        return abs(wrap(pose[2] - math.radians(100)))
+            pose[2] = wrap_angle(pose[2] + prev.w * FRAME)
+        return abs(wrap_angle(pose[2] - math.radians(100)))
     assert run(0.6) <= math.radians(10)

@@ -16,10 +16,24 @@ from hazard_ros.tf_math import TfBuffer
 from hazard_sim import teleop
 from hazard_sim.agents import make_agent
 from hazard_sim.env import HazardEnv
-from planner_node.observation import (ObservationAssembler, action_result, agent_pose_from_matrix, build_info,
-                                      build_observation, explore_goals, face_goal, frame_of, merge_observations,
-                                      move_goal, object_position, parse_status, parse_task, straight_free,
-                                      turn_goal, walk_stand_off)
+from planner_node.observation import (
+    ObservationAssembler,
+    action_result,
+    agent_pose_from_matrix,
+    build_info,
+    build_observation,
+    explore_goals,
+    face_goal,
+    frame_of,
+    merge_observations,
+    move_goal,
+    object_position,
+    parse_status,
+    parse_task,
+    straight_free,
+    turn_goal,
+    walk_stand_off,
+)
 
 NS = 1_000_000_000
 

@@ -17,11 +17,11 @@ import pytest
 
 try:
     import rclpy
+    from nav_msgs.msg import OccupancyGrid, Odometry
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-    from nav_msgs.msg import OccupancyGrid, Odometry
     from sensor_msgs.msg import CameraInfo, Image
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage
@@ -295,6 +295,51 @@ def test_pipeline_outputs_types_frames_and_stamps(pipeline):
     assert spin_until(ex, lambda: stamp_of(feeder.got["det2d"][-1]) == s3)
     assert sorted(d.results[0].hypothesis.class_id for d in feeder.got["det2d"][-1].detections) == \
         ["backpack", "wall"]
+
+
+def test_mapping_node_km_map_from_parameters_and_task(ros_context):
+    """bounds from the parameter (a 5 km square), cells from the task's map_resolution:
+    the map is tiled and published as a window_size window around the camera."""
+    feeder = Feeder(ros_context)
+    mapn = MappingNode(context=ros_context, parameter_overrides=[
+        Parameter("lockstep", value=True), Parameter("step", value=1), Parameter("window_size", value=20.0),
+        Parameter("bounds", value=[-2500.0, -2500.0, 2500.0, 2500.0])])
+    ex = SingleThreadedExecutor(context=ros_context)
+    for n in (mapn, feeder.node):
+        ex.add_node(n)
+    try:
+        assert mapn.core is not None and mapn.core.spec.resolution == 0.1 and mapn.core.spec.tiled
+        feeder.publish_static()
+        feeder.task.publish(String(data=json.dumps(dict(TASK, map_resolution=0.5, hazard_channel="temperature"))))
+        assert spin_until(ex, lambda: mapn.core.spec.resolution == 0.5 and mapn.task.get("map_resolution"))
+        assert mapn.core.spec.bounds == (-2500.0, -2500.0, 2500.0, 2500.0)      # the parameter wins
+        assert mapn.core.spec.shape == (10000, 10000) and mapn.core.spec.tile == 256
+        wait_for_subscribers_of(ex, feeder, mapn)
+        feeder.publish_tf(1)
+        feeder.publish_images(1)
+        assert spin_until(ex, lambda: feeder.got["map"] and feeder.got["temp"])
+        m, t = feeder.got["map"][-1], feeder.got["temp"][-1]
+        # camera at (0.5, 0): cell (5000, 5001); 20 cells either side
+        assert (m.info.width, m.info.height, m.info.resolution) == (41, 41, 0.5)
+        assert (m.info.origin.position.x, m.info.origin.position.y) == (-9.5, -10.0)
+        grid = np.asarray(m.data, np.int8).reshape(41, 41)
+        assert grid[20, 26] == 100                            # the wall at x = 3.55: column (3.55 + 9.5) / 0.5
+        assert grid[20, 25] == 0 and grid[20, 30] == -1       # floor before it, unknown behind it
+        assert (t.info.width, t.info.height) == (41, 41)
+        tgrid = np.asarray(t.data, np.int8).reshape(41, 41)
+        assert tgrid[20, 26] in (2, 3)                        # 25 C at 10 C a cell value
+        assert mapn.core.reading_layer() == "temperature"
+        assert len(mapn.core.occupancy_map.map.hits.tiles) == 1
+    finally:
+        ex.shutdown()
+        for n in (mapn, feeder.node):
+            n.destroy_node()
+
+
+def wait_for_subscribers_of(ex, feeder, mapn):
+    pubs = [feeder.cam["camera/depth/image_raw"], feeder.cam["thermal/image_raw"], feeder.info]
+    assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs)
+                      and feeder.tf.get_subscription_count() >= 1), "mapping node not discovered"
 
 
 def test_late_start_in_lockstep_gets_the_current_frame(ros_context):

@@ -3,7 +3,9 @@ lock-step stepping and the Navigator (nav2_simple_commander-style) client.
 
 The fake robot integrates ``cmd_vel`` like the humanoid (turn, then walk; 0.1 s frames;
 no entry into cells within 0.2 m of an obstacle), publishes ``odom``, ``/tf_static``
-map -> odom and a static ``map``.  In lock-step it advances only on ``sim/step``.
+map -> odom and a static ``map``.  In lock-step it advances only on ``sim/step``.  Each fake
+robot spins on an executor (and thread) of its own, as a simulator process would, so its
+``sim/step`` service never waits behind the navigation nodes' blocking goal callbacks.
 Every module run uses its own random DDS domain on localhost; every test has a hard limit.
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ try:
     import rclpy
     from rclpy.action import ActionClient
     from rclpy.context import Context
-    from rclpy.executors import MultiThreadedExecutor
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
     from rclpy.node import Node
 except Exception as exc:  # ImportError, or OSError from a missing shared library
     pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc}); run scripts/setup_ros.sh",
@@ -36,10 +38,11 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from hazard_ros.conversions import stamp_from_frame, to_ros_odometry, to_ros_transform
+from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
-from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
 from planner_node.navigation_node import LATCHED, LOCKSTEP_SENSOR, PUBLISHED_TOPICS, NavigationNode
+from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 
 TEST_TIME_LIMIT_S = 60
 WAIT_S = 30.0
@@ -58,8 +61,7 @@ def door_grid() -> np.ndarray:
 class FakeRobot(Node):
     """Integrates cmd_vel; publishes odom, map and map -> odom (see the module docstring)."""
 
-    def __init__(self, namespace: str, context, start=(1.0, 1.0, 0.0), lockstep: bool = False,
-                 step_delay: float = 0.0):
+    def __init__(self, namespace: str, context, start=(1.0, 1.0, 0.0), lockstep: bool = False):
         super().__init__("fake_robot", namespace=namespace, context=context)
         self.grid = door_grid()
         solid = self.grid >= 50
@@ -69,7 +71,6 @@ class FakeRobot(Node):
         self.cmd = (0.0, 0.0)
         self.cmds: list[tuple[float, float]] = []
         self.frame = 0
-        self.step_delay = step_delay
         self.lock = threading.Lock()
         self.odom_pub = self.create_publisher(Odometry, "odom", LOCKSTEP_SENSOR if lockstep else 10)
         self.map_pub = self.create_publisher(OccupancyGrid, "map", LATCHED)
@@ -93,7 +94,7 @@ class FakeRobot(Node):
             v, w = self.cmd
             v = float(np.clip(v, -HUMANOID_MAX_LINEAR, HUMANOID_MAX_LINEAR))
             w = float(np.clip(w, -HUMANOID_MAX_ANGULAR, HUMANOID_MAX_ANGULAR))
-            self.pose[2] = (self.pose[2] + w * 0.1 + math.pi) % (2 * math.pi) - math.pi
+            self.pose[2] = wrap_angle(self.pose[2] + w * 0.1)
             nxt = self.pose[:2] + v * 0.1 * np.array([math.cos(self.pose[2]), math.sin(self.pose[2])])
             if not self.blocked[int(nxt[1] / 0.1), int(nxt[0] / 0.1)]:
                 self.pose[:2] = nxt
@@ -116,9 +117,14 @@ class FakeRobot(Node):
         self._advance()
         self._publish(with_map=False)
 
+    def teleport(self, x: float, y: float, yaw: float) -> None:
+        """Put the robot at (x, y, yaw) and publish that pose (same frame)."""
+        with self.lock:
+            self.pose[:] = (x, y, yaw)
+            self.cmd = (0.0, 0.0)
+        self._publish(with_map=False)
+
     def _on_step(self, request, response):
-        if self.step_delay:
-            time.sleep(self.step_delay)
         self._advance()
         self._publish(with_map=True)          # the mapping node re-stamps the map every frame
         response.success = True
@@ -139,7 +145,7 @@ def ros():
     os.environ.pop("ROS_LOCALHOST_ONLY", None)
     context = Context()
     rclpy.init(context=context, domain_id=domain)
-    executor = MultiThreadedExecutor(num_threads=6, context=context)
+    executor = MultiThreadedExecutor(num_threads=4, context=context)
     nodes = {
         "lock_robot": FakeRobot("lock", context, lockstep=True),
         "lock_nav": NavigationNode(namespace="lock", context=context, parameter_overrides=[
@@ -148,20 +154,28 @@ def ros():
         "free_nav": NavigationNode(namespace="free", context=context, parameter_overrides=[
             rclpy.parameter.Parameter("control_rate", value=10.0)]),
     }
-    for n in nodes.values():
-        executor.add_node(n)
-    thread = threading.Thread(target=executor.spin, daemon=True)
-    thread.start()
+    executors = [executor]
+    for name, n in nodes.items():
+        if name.endswith("_robot"):                  # a simulator of its own: own executor, own thread
+            executors.append(SingleThreadedExecutor(context=context))
+            executors[-1].add_node(n)
+        else:
+            executor.add_node(n)
+    threads = [threading.Thread(target=e.spin, daemon=True) for e in executors]
+    for t in threads:
+        t.start()
     client = rclpy.create_node("nav_test_client", context=context)   # spun by the Navigator itself
     try:
         yield {"context": context, "client": client, **nodes}
     finally:
         client.destroy_node()
-        executor.shutdown(timeout_sec=2.0)
+        for e in executors:
+            e.shutdown(timeout_sec=2.0)
         for n in nodes.values():
             n.destroy_node()
         rclpy.shutdown(context=context)
-        thread.join(timeout=2.0)
+        for t in threads:
+            t.join(timeout=2.0)
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -175,16 +189,18 @@ def navigator(ros, ns: str) -> Navigator:
     return nav
 
 
+def spin_until(nav: Navigator, predicate, timeout_s: float = WAIT_S) -> bool:
+    """Spin the client node until ``predicate()`` holds (no fixed sleeps); False at the deadline."""
+    end = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > end:
+            return False
+        nav._wait_future(rclpy.task.Future(), 0.02)
+    return True
+
+
 # --------------------------------------------------------------------------- tests
 
-FLAKY_FAKE_ROBOT = pytest.mark.xfail(
-    strict=False,
-    reason="known flaky: the in-process FakeRobot's sim/step service sometimes stops answering "
-           "(lock-step: 'sim/step did not answer within 10 s'), which also leaves later goals "
-           "stepping it; the same navigation code passes with the real sim_node in "
-           "test_pipeline_integration.py. To fix: give FakeRobot its own executor thread.")
-
-@FLAKY_FAKE_ROBOT
 def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
     client_node = ros["client"]
     robot, nav_node = ros["lock_robot"], ros["lock_nav"]
@@ -201,13 +217,15 @@ def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
         res = send.result().get_result_async()
         assert nav._wait_future(res, WAIT_S), "no result"
         wall = time.perf_counter() - t0
-        nav._wait_future(rclpy.task.Future(), 0.3)      # let trailing feedback / plan arrive
+        # feedback, plan and the final stop travel beside the result: wait for them, not a fixed time
+        assert spin_until(nav, lambda: plans and feedback and feedback[-1].distance_remaining < 0.3
+                          and robot.cmds[-1] == (0.0, 0.0))
         r = res.result()
         assert r.status == GoalStatus.STATUS_SUCCEEDED, r.result.error_msg
         assert r.result.error_code == 0 and r.result.error_msg == ""
         x, y, yaw = robot.pose
         assert math.hypot(x - 6.0, y - 1.0) <= 0.25
-        assert abs((yaw - math.pi / 2 + math.pi) % (2 * math.pi) - math.pi) <= math.radians(10)
+        assert abs(wrap_angle(yaw - math.pi / 2)) <= math.radians(10)
         assert robot.cmds[-1] == (0.0, 0.0)                # stopped at the end
         assert all(abs(v) <= HUMANOID_MAX_LINEAR + 1e-9 and abs(w) <= HUMANOID_MAX_ANGULAR + 1e-9
                    for v, w in robot.cmds)
@@ -232,15 +250,12 @@ def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
         nav.destroy()
 
 
-@FLAKY_FAKE_ROBOT
 def test_unreachable_goal_fails_with_message(ros):
     nav = navigator(ros, "lock")
     try:
         frame0 = ros["lock_robot"].frame
         assert nav.go_to_pose(pose_stamped(7.0, 5.0, 0.0))        # the middle of the 1 m box
-        while not nav.is_task_complete():
-            pass
-        assert nav.get_result() == TaskResult.FAILED
+        assert nav.wait_for_task(WAIT_S) == TaskResult.FAILED
         assert nav.error_code == ErrorCode.GOAL_OCCUPIED
         assert "unreachable" in nav.error_msg and "(7.00, 5.00)" in nav.error_msg
         assert nav.go_to_pose(pose_stamped(20.0, 1.0, 0.0))
@@ -251,17 +266,20 @@ def test_unreachable_goal_fails_with_message(ros):
         nav.destroy()
 
 
-@FLAKY_FAKE_ROBOT
 def test_bump_into_an_unmapped_obstacle_recovers(ros):
     """The straight path crosses a block the map does not show: the robot gets stuck,
     marks a bump, replans around it and arrives (lock-step, so the count is exact)."""
     nav = navigator(ros, "lock")
     robot = ros["lock_robot"]
     try:
-        robot.pose[:] = (6.0, 1.0, math.pi / 2)
+        robot.teleport(6.0, 1.0, math.pi / 2)
+        nav_tf = ros["lock_nav"]._tf
+        assert spin_until(nav, lambda: np.allclose(nav_tf.lookup("map", "base_link")[:2, 3], (6.0, 1.0))), \
+            "the navigation node did not get the new pose"
         assert nav.go_to_pose(pose_stamped(6.8, 3.6, None))         # no final heading
         recoveries = []
-        while not nav.is_task_complete():
+        end = time.monotonic() + WAIT_S
+        while not nav.is_task_complete() and time.monotonic() < end:
             if nav.get_feedback() is not None:
                 recoveries.append(nav.get_feedback().number_of_recoveries)
         assert nav.get_result() == TaskResult.SUCCEEDED, nav.error_msg

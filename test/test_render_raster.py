@@ -262,7 +262,8 @@ def test_frames_are_fresh_arrays_and_points_are_lazy():
 @needs_gl
 def test_close_is_idempotent_and_final():
     with RasterRenderer(CameraSpec(width=8, height=8)) as r:
-        assert "llvmpipe" in r.gl_info or r.gl_info
+        renderer, _, version = r.gl_info.partition(", ")      # "<GL_RENDERER>, <GL_VERSION>"
+        assert renderer and version[:1].isdigit(), r.gl_info
     r.close()
     with pytest.raises(RuntimeError, match="closed"):
         r.render([0, 0, 0], optical_rotation(0.0))

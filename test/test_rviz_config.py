@@ -8,10 +8,10 @@ fall back to the topics named in the "publishes" sentences of docs/ros_contract.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,7 +88,8 @@ def test_rviz_is_valid_yaml_with_known_classes():
 
 def test_every_rviz_topic_is_published():
     topics, used = published_topics()
-    assert "hazard_ros.sim_node" in used or pytest.importorskip("rclpy")
+    if importlib.util.find_spec("rclpy") is not None:          # with ROS, every node's own list counts
+        assert used == NODE_MODULES, f"node modules that did not import: {sorted(set(NODE_MODULES) - set(used))}"
     shown = {}
     for d in _displays(load_rviz()["Visualization Manager"]["Displays"]):
         if "Topic" in d:

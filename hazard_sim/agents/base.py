@@ -9,6 +9,7 @@ import numpy as np
 from hazard_sim.agents.memory import Memory, backproject
 from hazard_sim.core.outcome import Status
 from hazard_sim.geometry import wrap_angle
+from hazard_sim.intrinsics import scaled_K
 from hazard_sim.navigation.grid import GridSpec, distance_field, plan_path, release_start, simplify_path
 from hazard_sim.navigation.observed_map import ObservedMap
 
@@ -47,7 +48,7 @@ class Agent(abc.ABC):
     def observe(self, obs: dict, info: dict) -> None:
         for o in info.get("observations") or [obs]:
             self.memory.integrate(o, info["labels"])
-            self.map.integrate(backproject(o["depth"][::4, ::4], _scaled_K(o["camera_K"], 4),
+            self.map.integrate(backproject(o["depth"][::4, ::4], scaled_K(o["camera_K"], 4),
                                            o["camera_pose"]), o["seg"][::4, ::4] >= 900, stride=1)
         self.memory.note_result(info)
         res = info.get("action_result", {})
@@ -156,7 +157,3 @@ class Agent(abc.ABC):
         return ("turn_by", float(self.rng.choice([-90.0, -45.0, 45.0, 90.0])))
 
 
-def _scaled_K(K: np.ndarray, stride: int) -> np.ndarray:
-    """Intrinsics of an image subsampled by ``stride`` (pixel u -> u / stride)."""
-    S = np.diag([1.0 / stride, 1.0 / stride, 1.0])
-    return S @ K

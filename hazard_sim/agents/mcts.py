@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from hazard_sim.agents.base import Agent
 from hazard_sim.agents.base import MAP_CELL as CELL
+from hazard_sim.agents.base import Agent
 from hazard_sim.navigation.grid import distance_field
 
 
@@ -133,7 +133,7 @@ class MCTSAgent(Agent):
         visits: dict = {}
         rng = self.rng
         for _ in range(self.simulations):
-            state, path, g = root, [], 0.0
+            state, path = root, []
             ret_parts = []
             expanded = False
             for d in range(self.depth):

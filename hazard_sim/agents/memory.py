@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 LOST_FRAMES = 200
 
 

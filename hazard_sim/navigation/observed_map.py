@@ -5,12 +5,20 @@ observations, not on the simulator's ground truth.  Cells start UNKNOWN and are
 treated as free by the planner (optimistic); points seen between 0.1 m and the
 agent's height mark obstacles, floor points mark free space; a bump (the body
 could not move into a cell) also marks an obstacle.
+
+The spec comes from the benchmark: a :class:`~hazard_sim.navigation.grid.GridSpec` (or an
+untiled :class:`~hazard_sim.navigation.maps.MapSpec`) keeps dense numpy layers, as HAZARD's
+0.1 m indoor maps always had; a tiled MapSpec keeps :class:`~hazard_sim.navigation.maps.TiledLayer`
+layers, so a km-scale map costs only what was seen. The map-wide views (``obstacles()``,
+``blocked()``, ``occupancy()``) take an optional :class:`~hazard_sim.navigation.maps.Window`
+to get a dense piece of a large map.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from hazard_sim.navigation.grid import FREE, OCCUPIED, UNKNOWN, GridSpec, inflate
+from hazard_sim.navigation.maps import Window, new_layer, region
 
 
 class ObservedMap:
@@ -19,9 +27,9 @@ class ObservedMap:
         self.radius = agent_radius
         self.band = obstacle_band
         self.stride = stride
-        self.hits = np.zeros(spec.shape, np.int32)      # obstacle evidence
-        self.seen_free = np.zeros(spec.shape, bool)
-        self.bumped = np.zeros(spec.shape, bool)
+        self.hits = new_layer(spec, np.int32, 0)          # obstacle evidence
+        self.seen_free = new_layer(spec, bool, False)
+        self.bumped = new_layer(spec, bool, False)
         self._blocked = None
 
     def integrate(self, points: np.ndarray, ignore_mask: np.ndarray | None = None,
@@ -48,19 +56,27 @@ class ObservedMap:
             self.bumped[c] = True
         self._blocked = None
 
-    def obstacles(self) -> np.ndarray:
-        return (self.hits > 0) | self.bumped
+    def obstacles(self, window: Window | None = None) -> np.ndarray:
+        """Obstacle cells of the map, or of ``window``."""
+        return (region(self.hits, window) > 0) | region(self.bumped, window)
 
-    def blocked(self) -> np.ndarray:
-        """Obstacles grown by the agent radius (cached until new evidence)."""
-        if self._blocked is None:
-            # an obstacle cell already reaches half a cell past its centre
-            self._blocked = inflate(self.obstacles(), self.radius - self.spec.resolution / 2, self.spec.resolution)
-        return self._blocked
+    def blocked(self, window: Window | None = None) -> np.ndarray:
+        """Obstacles grown by the agent radius (the whole map's is cached until new evidence;
+        a window's takes obstacles up to the radius outside it into account)."""
+        # an obstacle cell already reaches half a cell past its centre
+        grow, res = self.radius - self.spec.resolution / 2, self.spec.resolution
+        if window is None:
+            if self._blocked is None:
+                self._blocked = inflate(self.obstacles(), grow, res)
+            return self._blocked
+        pad = window.padded(int(np.ceil(max(grow, 0.0) / res)))
+        grown = inflate(self.obstacles(pad), grow, res)
+        return grown[window.i0 - pad.i0:window.i0 - pad.i0 + window.h, window.j0 - pad.j0:window.j0 - pad.j0 + window.w]
 
-    def occupancy(self) -> np.ndarray:
+    def occupancy(self, window: Window | None = None) -> np.ndarray:
         """int8 grid with nav_msgs/OccupancyGrid values (-1 unknown, 0 free, 100 occupied)."""
-        occ = np.full(self.spec.shape, UNKNOWN, np.int8)
-        occ[self.seen_free] = FREE
-        occ[self.obstacles()] = OCCUPIED
+        shape = self.spec.shape if window is None else window.shape
+        occ = np.full(shape, UNKNOWN, np.int8)
+        occ[region(self.seen_free, window)] = FREE
+        occ[self.obstacles(window)] = OCCUPIED
         return occ
