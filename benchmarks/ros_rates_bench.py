@@ -67,7 +67,8 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def bench_rates(args, domain: int) -> dict:
-    sim = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", f"benchmark:={args.benchmark}",
+    sim = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args",
+                            "-p", f"benchmark:={args.benchmark}",
                             "-p", f"camera_width:={args.width}", "-p", f"camera_height:={args.height}",
                             "-p", "camera_rate:=10.0", "-p", f"realtime_factor:={args.rate / 10.0}",
                             "-p", "frame_limit:=100000"], env=_env(domain))

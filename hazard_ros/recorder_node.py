@@ -182,7 +182,8 @@ class Recorder(Node):
         self._file = open(self.path, "wb")
         self.writer = Writer(self._file, compression=kinds[compression])
         self.writer.start(profile=Profile.ROS2, library="hazard_stack mcap_recorder")
-        self.writer.add_metadata("rosbag2", {"serialized_metadata": "", "ROS_DISTRO": os.environ.get("ROS_DISTRO", "kilted")})
+        self.writer.add_metadata("rosbag2", {"serialized_metadata": "",
+                                             "ROS_DISTRO": os.environ.get("ROS_DISTRO", "kilted")})
         self.schemas: dict[str, int] = {}
         self.channels: dict[str, int] = {}
         self.counts: dict[str, int] = {}

@@ -47,10 +47,10 @@ from vision_msgs.msg import LabelInfo
 
 from hazard_ros import conversions as conv
 from hazard_sim import teleop
-from hazard_sim.dataset import DatasetError
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.spec import benchmark_ids, resolve
+from hazard_sim.dataset import DatasetError
 from hazard_sim.render.camera import CameraSpec
 
 FRAME_RATE = 1.0 / FRAME_DT
@@ -171,7 +171,8 @@ class SimNode(Node):
                            ("imu/data", sensor_qos), ("lidar/points", sensor_qos), ("task", LATCHED),
                            ("episode/metrics", LATCHED), ("episode/status", LATCHED)):
             self._advertise(topic, qos)
-        self.hazard_topic = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}.get(self.channel)
+        self.hazard_topic = {"temperature": "thermal/image_raw",
+                             "water_level": "water_level/image_raw"}.get(self.channel)
         if self.hazard_topic:
             self._advertise(self.hazard_topic, cam_qos)
 

@@ -19,6 +19,7 @@ from hazard_sim.agents import AGENTS
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
 from hazard_sim.dataset import SPLITS, DatasetError
 
+
 def _camera(a):
     from hazard_sim.render.camera import CameraSpec
     return CameraSpec(width=a.width, height=a.height, hfov_deg=a.hfov)
@@ -116,7 +117,8 @@ def cmd_benchmarks(a) -> int:
     for bid in benchmark_ids():
         spec = get_spec(bid)
         aliases = [k for k, v in ALIASES.items() if v == bid]
-        print(f"{bid:<16} {spec.gym_id:<32} {spec.description}" + (f" (alias: {', '.join(aliases)})" if aliases else ""))
+        alias = f" (alias: {', '.join(aliases)})" if aliases else ""
+        print(f"{bid:<16} {spec.gym_id:<32} {spec.description}{alias}")
     return 0
 
 

@@ -17,7 +17,6 @@ import jsonschema
 import numpy as np
 
 from hazard_sim.catalog import category, pool_for
-from hazard_sim.geometry import Box
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
 from hazard_sim.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
 
@@ -233,7 +232,8 @@ def generate_episode(task: str, scene_name: str, index: int, variant: int) -> di
     elif task == "flood":
         ep["flood"] = {"source_wall": str(rng.choice(["n", "s", "e", "w"]))}
     else:
-        ep["wind"] = {"speed": round(float(rng.uniform(5, 10)), 3), "direction": round(float(rng.uniform(-np.pi, np.pi)), 4)}
+        ep["wind"] = {"speed": round(float(rng.uniform(5, 10)), 3),
+                      "direction": round(float(rng.uniform(-np.pi, np.pi)), 4)}
     return ep
 
 

@@ -374,7 +374,7 @@ class MappingCore:
     ``add_depth`` must come with K and the camera pose of that stamp. A hazard image
     that arrives before its depth image waits (up to ``frames_kept`` stamps).
     ``add_objects`` reads each object's hazard value from the hazard image of the same
-    stamp when there is one, else from the layer: the task's ``hazard_channel`` (the
+    stamp when there is one, else from the layer: the task's ``channel`` (the
     simulator's observation channel, a layer name or null) when the task has one, else the
     one layer that has received images. With ``ignore_objects``, movable objects
     stay off the occupancy map (as in the simulator's own map): their footprints are
@@ -406,8 +406,8 @@ class MappingCore:
     def reading_layer(self) -> str | None:
         """The hazard layer objects are read from (see the class docstring); None: none known."""
         task = self.memory.task
-        if "hazard_channel" in task:
-            channel = task["hazard_channel"]
+        if "channel" in task:
+            channel = task["channel"]
             return channel if channel in self.layers else None
         fed = [name for name, layer in self.layers.items() if layer.stamp is not None]
         return fed[0] if len(fed) == 1 else None

@@ -26,7 +26,7 @@ wait until one is known. Cell size from the parameter ``resolution`` when > 0, e
 task's ``map_resolution``, else 0.1 m. Large maps are tiled (``tile_size``; 0: tiled only
 above 4 million cells) and published as a ``window_size`` m window around the camera
 (0: the whole map, or 200 m for a tiled one). Objects take their hazard reading from the
-task's ``hazard_channel`` layer (see :class:`perception_node.mapping.MappingCore`).
+task's ``channel`` layer (see :class:`perception_node.mapping.MappingCore`).
 
 Algorithms live in :mod:`perception_node.mapping`.
 """

@@ -53,21 +53,39 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
-from hazard_ros.conversions import (from_ros_camera_info, from_ros_image, from_ros_label_info, planar_matrix,
-                                    quaternion_to_yaw, time_to_ns)
+from hazard_ros.conversions import (
+    from_ros_camera_info,
+    from_ros_image,
+    from_ros_label_info,
+    from_trigger_message,
+    planar_matrix,
+    quaternion_to_yaw,
+    time_to_ns,
+)
 from hazard_ros.tf_math import TfBuffer
-from hazard_ros.conversions import from_trigger_message
 from hazard_sim.actions import parse_action
+from hazard_sim.agents import AGENTS, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
-from hazard_sim.agents import AGENTS, make_agent
-from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 from hazard_sim.navigation.grid import inflate
 from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
-from planner_node.observation import (BODY_RADIUS, ObservationAssembler, action_result,
-                                      build_info, explore_goals, face_goal, move_goal, object_position,
-                                      merge_observations, parse_status, parse_task, straight_free,
-                                      turn_goal, walk_stand_off)
+from planner_node.observation import (
+    BODY_RADIUS,
+    ObservationAssembler,
+    action_result,
+    build_info,
+    explore_goals,
+    face_goal,
+    merge_observations,
+    move_goal,
+    object_position,
+    parse_status,
+    parse_task,
+    straight_free,
+    turn_goal,
+    walk_stand_off,
+)
+from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String")]
@@ -500,7 +518,7 @@ class DecisionNode(Node):
         if name in ("pick_up", "drop"):
             status, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
             reason = "" if status is Status.SUCCEEDED else reason
-            if status is Status.SUCCEEDED:          # the status with the new hands arrives on its own topic: wait for it
+            if status is Status.SUCCEEDED:   # the status with the new hands comes on its own topic: wait for it
                 want_empty = name == "drop"
                 self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
             return status, reason, keep

@@ -54,8 +54,16 @@ from tf2_msgs.msg import TFMessage
 
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.tf_math import TfBuffer, TfLookupError
-from planner_node.navigation import (HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode, FollowerConfig,
-                                     GridPlanner, NavigationError, OccupancyMap, PathFollower)
+from planner_node.navigation import (
+    HUMANOID_MAX_ANGULAR,
+    HUMANOID_MAX_LINEAR,
+    ErrorCode,
+    FollowerConfig,
+    GridPlanner,
+    NavigationError,
+    OccupancyMap,
+    PathFollower,
+)
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [

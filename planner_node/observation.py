@@ -18,12 +18,11 @@ from collections import OrderedDict
 
 import numpy as np
 
+from hazard_ros.tf_math import TfBuffer, TfLookupError
 from hazard_sim.core.outcome import ActionResult, Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
-from hazard_sim.tasks.hazard.controllers import ARRIVE_GAP, EXPLORE_DEG, EXPLORE_TURNS
-
-from hazard_ros.tf_math import TfBuffer, TfLookupError
 from hazard_sim.geometry import wrap_angle
+from hazard_sim.tasks.hazard.controllers import ARRIVE_GAP, EXPLORE_DEG, EXPLORE_TURNS
 
 #: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
 HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}

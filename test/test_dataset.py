@@ -3,9 +3,15 @@ import json
 
 import pytest
 
-from hazard_sim.dataset import (DATA_DIR, DatasetError, generate_dataset, load_dataset, load_episode,
-                                validate_episode)
-from hazard_sim.dataset import scenes_for
+from hazard_sim.dataset import (
+    DATA_DIR,
+    DatasetError,
+    generate_dataset,
+    load_dataset,
+    load_episode,
+    scenes_for,
+    validate_episode,
+)
 
 
 @pytest.mark.parametrize("task", ["fire", "flood", "wind"])

@@ -2,8 +2,16 @@
 import numpy as np
 import pytest
 
-from hazard_sim.hazards.fire import (BURNING, BURNT, NORMAL, FireParams, FloorFire, ObjectTemperatures,
-                                     environment_temperature, spread_probability)
+from hazard_sim.hazards.fire import (
+    BURNING,
+    BURNT,
+    NORMAL,
+    FireParams,
+    FloorFire,
+    ObjectTemperatures,
+    environment_temperature,
+    spread_probability,
+)
 
 
 def test_spread_probability_schedule():

@@ -4,7 +4,13 @@ import pytest
 
 from hazard_sim.geometry import yaw_to_matrix
 from hazard_sim.hazards.flood_forces import (
-    FloodForceModel, box_z_extent, buoyancy, drag, submerged_fraction, uniform_flow)
+    FloodForceModel,
+    box_z_extent,
+    buoyancy,
+    drag,
+    submerged_fraction,
+    uniform_flow,
+)
 from hazard_sim.hazards.wind_forces import WindModel, facing_area
 
 G = 9.81

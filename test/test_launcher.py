@@ -53,7 +53,8 @@ def test_project_launch_file_defaults(fake_bin):
             "camera_rate:=10.0"} <= set(ros_params(sim))                   # empty: sim_node's default benchmark
     assert "weights:=''" in ros_params(procs["perception_node"].cmd)        # empty text stays a string
     assert "agent:=greedy" in ros_params(procs["decision_node"].cmd)
-    assert {"benchmark", "task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep", "record",
+    assert {"benchmark", "task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep",
+            "record",
             "namespace"} <= set(desc.args)
 
 
@@ -124,7 +125,8 @@ def test_file_errors(tmp_path, fake_bin):
     with pytest.raises(LaunchError, match="has no default: pass need:=VALUE"):
         describe(write(tmp_path, "launch:\n- arg: {name: need}\n"), {})
     with pytest.raises(LaunchError, match="share the name"):
-        describe(write(tmp_path, "launch:\n- node: {pkg: p, exec: a, name: x}\n- node: {pkg: p, exec: b, name: x}\n"), {})
+        describe(write(tmp_path, "launch:\n- node: {pkg: p, exec: a, name: x}\n"
+                                 "- node: {pkg: p, exec: b, name: x}\n"), {})
     # let, groups, unless, env, remap
     desc = describe(write(tmp_path, """\
         launch:
@@ -142,7 +144,8 @@ def test_file_errors(tmp_path, fake_bin):
     procs = by_name(desc)
     assert list(procs) == ["run_false", "b"]
     assert "cmd_vel:=safe_cmd" in procs["run_false"].cmd
-    assert procs["run_false"].env == {"E": "1", "HAZARD_MODE": "test_false"} and procs["b"].env == {"HAZARD_MODE": "test_false"}
+    assert procs["run_false"].env == {"E": "1", "HAZARD_MODE": "test_false"}
+    assert procs["b"].env == {"HAZARD_MODE": "test_false"}
     assert procs["b"].cmd[:3] == ["/opt/bin/b", "--x", "1"]
 
 
@@ -173,10 +176,11 @@ PY = sys.executable
 
 def test_crashed_child_is_reported_and_the_rest_stopped(tmp_path):
     t0 = time.monotonic()
+    crasher = f"{PY} -c 'import time, sys; print(\\\"about to fail\\\"); time.sleep(0.5); sys.exit(3)'"
     proc = run_launcher(tmp_path, f"""\
         launch:
         - executable: {{cmd: "{PY} -c 'import time, sys; time.sleep(30)'", name: sleeper}}
-        - executable: {{cmd: "{PY} -c 'import time, sys; print(\\"about to fail\\"); time.sleep(0.5); sys.exit(3)'", name: crasher}}
+        - executable: {{cmd: "{crasher}", name: crasher}}
         """, "--grace", "2")
     out, _ = proc.communicate(timeout=20)
     assert proc.returncode == 1, out
@@ -186,10 +190,12 @@ def test_crashed_child_is_reported_and_the_rest_stopped(tmp_path):
 
 
 def test_ctrl_c_stops_children_and_escalates(tmp_path):
+    stubborn = (f"{PY} -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+                f"print(\\\"ready\\\", flush=True); time.sleep(30)'")
     proc = run_launcher(tmp_path, f"""\
         launch:
         - executable: {{cmd: "{PY} -c 'import time; print(\\"ready\\", flush=True); time.sleep(30)'", name: polite}}
-        - executable: {{cmd: "{PY} -c 'import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); print(\\"ready\\", flush=True); time.sleep(30)'", name: stubborn}}
+        - executable: {{cmd: "{stubborn}", name: stubborn}}
         """, "--grace", "1")
     lines = []
     deadline = time.monotonic() + 10

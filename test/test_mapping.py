@@ -231,9 +231,9 @@ def test_tiled_mapping_core_on_a_5km_map_matches_the_dense_one():
 
 
 def test_reading_layer_comes_from_the_channel_not_the_task_name():
-    core = MappingCore(BOUNDS, step=1, task={"hazard": "anything", "hazard_channel": "water_level"})
+    core = MappingCore(BOUNDS, step=1, task={"hazard": "anything", "channel": "water_level"})
     assert core.reading_layer() == "water_level" and core.memory_dict()["reading_unit"] == "m"
-    core.set_task({"hazard_channel": None})                  # a hazard without an image channel
+    core.set_task({"channel": None})                  # a hazard without an image channel
     assert core.reading_layer() is None and core.memory_dict()["reading_unit"] == ""
     core.set_task({"targets": []})                           # no channel: the layer that gets images
     assert core.reading_layer() is None

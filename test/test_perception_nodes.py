@@ -310,7 +310,7 @@ def test_mapping_node_km_map_from_parameters_and_task(ros_context):
     try:
         assert mapn.core is not None and mapn.core.spec.resolution == 0.1 and mapn.core.spec.tiled
         feeder.publish_static()
-        feeder.task.publish(String(data=json.dumps(dict(TASK, map_resolution=0.5, hazard_channel="temperature"))))
+        feeder.task.publish(String(data=json.dumps(dict(TASK, map_resolution=0.5, channel="temperature"))))
         assert spin_until(ex, lambda: mapn.core.spec.resolution == 0.5 and mapn.task.get("map_resolution"))
         assert mapn.core.spec.bounds == (-2500.0, -2500.0, 2500.0, 2500.0)      # the parameter wins
         assert mapn.core.spec.shape == (10000, 10000) and mapn.core.spec.tile == 256

@@ -23,8 +23,8 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
                 allow_module_level=True)
 mcap_reader = pytest.importorskip("mcap.reader", reason="the mcap package is not installed")
 
-from hazard_ros import conversions as conv
-from hazard_ros.recorder_node import Recorder, message_class, message_definition, qos_profiles_yaml
+from hazard_ros import conversions as conv  # noqa: E402 (after the import skips)
+from hazard_ros.recorder_node import Recorder, message_class, message_definition, qos_profiles_yaml  # noqa: E402
 
 TEST_TIME_LIMIT_S = 25
 
@@ -97,7 +97,8 @@ def test_records_live_topics_and_reads_back(ctx, tmp_path):
             m = conv.to_ros_image(img + k, conv.stamp_from_frame(k), "cam")
             images.publish(m)
             sent.append(m)
-            tf.publish(conv.to_ros_tf_message([conv.to_ros_transform(np.eye(4), conv.stamp_from_frame(k), "odom", "base_link")]))
+            T = conv.to_ros_transform(np.eye(4), conv.stamp_from_frame(k), "odom", "base_link")
+            tf.publish(conv.to_ros_tf_message([T]))
         while time.monotonic() < deadline and (rec.counts["/camera/image_raw"] < 5 or rec.counts["/task"] < 1
                                                or rec.counts["/tf"] < 5):
             ex.spin_once(timeout_sec=0.05)

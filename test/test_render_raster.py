@@ -3,17 +3,17 @@ run against it, its agreement with the ray caster on random scenes, and the
 backend factory. Tests needing OpenGL skip, with the reason, where no
 headless EGL context can be created (see scripts/setup_gl.sh)."""
 import ast
+import multiprocessing as mp
 import subprocess
 import sys
 import textwrap
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-import multiprocessing as mp
 from pathlib import Path
 
 import numpy as np
 import pytest
-
 import test_render as base
+
 from hazard_sim.geometry import Box
 from hazard_sim.render import CameraSpec, RaycastRenderer, WaterSurface, optical_rotation
 from hazard_sim.render import backend as backend_mod

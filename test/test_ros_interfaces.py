@@ -24,7 +24,7 @@ try:
     from rclpy.action import ActionClient, ActionServer
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 except Exception as exc:  # ImportError, or OSError from a missing shared library
     pytest.skip(
         f"rclpy cannot be imported ({type(exc).__name__}: {exc}); "

@@ -108,7 +108,8 @@ def test_free_run_publishes_contract_topics(ctx):
             assert graph["/" + t.lstrip("/")] == [PUBLISHED_TOPICS[t]], t
         color, depth = h.got["camera/color/image_raw"][-1], h.got["camera/depth/image_raw"]
         seg, thermal = h.got["camera/segmentation/image_raw"][-1], h.got["thermal/image_raw"][-1]
-        assert (color.encoding, depth[-1].encoding, seg.encoding, thermal.encoding) == ("rgb8", "32FC1", "32SC1", "32FC1")
+        encodings = (color.encoding, depth[-1].encoding, seg.encoding, thermal.encoding)
+        assert encodings == ("rgb8", "32FC1", "32SC1", "32FC1")
         assert {m.header.frame_id for m in (color, depth[-1], seg, thermal)} == {"camera_optical_frame"}
         assert conv.from_ros_image(color).shape == (48, 64, 3)
         # every image of one frame has the same stamp; successive depth frames are 0.1 s apart

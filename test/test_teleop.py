@@ -23,7 +23,8 @@ def env():
 def test_drive_moves_turns_and_clips(env):
     spec = env.humanoid_spec
     vmax, wmax = teleop.limits(env)
-    assert vmax == pytest.approx(spec.walk_per_frame * 10) and wmax == pytest.approx(math.radians(spec.turn_per_frame_deg) * 10)
+    assert vmax == pytest.approx(spec.walk_per_frame * 10)
+    assert wmax == pytest.approx(math.radians(spec.turn_per_frame_deg) * 10)
     x0, yaw0 = env.agent.xy.copy(), env.agent.yaw
     r = teleop.drive(env, vmax / 2, 0.0)
     assert r.advanced and r.moved and env.world.frame == 1

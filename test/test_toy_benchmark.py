@@ -20,7 +20,6 @@ from hazard_sim.agents import AGENTS
 from hazard_sim.agents.base import Agent
 from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
 from hazard_sim.core.env import EmbodiedEnv
-from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.core.task import Measure, Task

@@ -56,7 +56,7 @@ class BenchmarkSpec:
 
 
 BENCHMARKS: Registry[BenchmarkSpec] = Registry("benchmark")
-ALIASES: dict[str, str] = {}          # old spellings: "fire" -> "hazard/fire"
+ALIASES: dict[str, str] = {}          # older short names of benchmarks -> their ids
 
 
 def gym_id(benchmark_id: str, version: int = 1) -> str:

@@ -72,8 +72,17 @@ import numpy as np
 from ..geometry import Box
 from .backend import BackendUnavailable
 from .camera import CameraSpec
-from .raycast import (RaycastRenderer, AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Frame,
-                      WaterSurface, boxes_to_mesh)
+from .raycast import (
+    AMBIENT,
+    BACKGROUND,
+    DIFFUSE,
+    LIGHT_DIR,
+    TRIS_PER_BOX,
+    Frame,
+    RaycastRenderer,
+    WaterSurface,
+    boxes_to_mesh,
+)
 
 __all__ = ["RasterRenderer", "RasterUnavailable", "create_context", "raster_available"]
 
