@@ -397,9 +397,12 @@ class RasterRenderer:
         for prog in (self._mesh_col, self._mesh_tex):
             prog["eye"].write(eye)
             prog["view"].write(view)
+        cam = self.camera
+        frustum = (pos, rot.T, cam.width / (2 * cam.focal), cam.height / (2 * cam.focal),
+                   cam.near, cam.far)
         for group in self._groups:
             if group is not None:
-                group.draw(self._mgl.TRIANGLES)
+                group.draw(self._mgl.TRIANGLES, frustum)
 
     def _effects_pass(self, fx: RenderEffects, col_tex) -> None:
         prog = self._fx
