@@ -20,7 +20,10 @@ class MeshSet:
     vertex indices), ``tri_mesh`` (M,) index of each triangle's mesh,
     ``tri_ids`` (M,) int32 instance ids; ``lit`` (N, 3) uint8 lit vertex
     colours (0 on textured meshes); ``shade`` (N,) float32 and ``uv`` (N, 2)
-    float32 (only if some mesh is textured)."""
+    float32 (only if some mesh is textured). ``tri_rgb`` (M, 3) uint8 is the
+    colour of each triangle whose three lit vertex colours are equal (a
+    table lookup is then exact), and ``tri_interp`` (M,) marks the others
+    (colour interpolated or textured per hit)."""
 
     def __init__(self, meshes: Sequence[Mesh] = ()):
         meshes = list(meshes)
@@ -57,6 +60,11 @@ class MeshSet:
                 self.uv[sl] = m.uv
             else:
                 self.lit[sl] = lit_colors(m)
+        c = self.lit[self.tris]                                       # (M, 3, 3)
+        self.tri_rgb = np.ascontiguousarray(c[:, 0])
+        self.tri_interp = ~((c[:, 0] == c[:, 1]) & (c[:, 0] == c[:, 2])).all(-1)
+        for i in self.textured:
+            self.tri_interp[self.tri_start[i]:self.tri_start[i + 1]] = True
 
     def __len__(self) -> int:
         return len(self.tris)

@@ -271,6 +271,15 @@ class RaycastRenderer:
         shade = np.concatenate([s.tri_shade, d.tri_shade]).astype(np.float32)
         rgb = np.clip(base * shade[:, None] + 0.5, 0, 255).astype(np.uint8)
         self._rgb_lut = np.concatenate([rgb, BACKGROUND[None]])
+        self._interp_lut = None
+        if self._ntri > self._nbox:
+            # Mesh triangles too: flat ones by lookup, the rest flagged for per-hit shading.
+            sm, dm = self._smesh, self._dmesh
+            self._rgb_lut = np.concatenate([rgb, sm.tri_rgb, dm.tri_rgb, BACKGROUND[None]])
+            self._interp_lut = np.concatenate([np.zeros(self._nbox, bool), sm.tri_interp,
+                                               dm.tri_interp, [False]])
+            if not self._interp_lut.any():
+                self._interp_lut = None
 
     @staticmethod
     def _make_scene(parts) -> "o3d.t.geometry.RaycastingScene":
@@ -366,27 +375,25 @@ class RaycastRenderer:
         unproject = partial(self.unproject, position=pos, rot=rot)
         lut = self._rgb_lut
         if fx.sky != DEFAULT_EFFECTS.sky:
-            lut = np.concatenate([lut[:-1], np.array([fx.sky], np.uint8)])
-        mesh = None
-        if uvs is not None:                       # mesh pixels (the LUT gives them sky)
-            mesh = (prim >= np.uint32(self._nbox)) & (prim != _INVALID)
+            lut = lut.copy()
+            lut[-1] = fx.sky
         water_depth = None
-        if water is None:
+        if water is None or self._ntri > self._nbox:
             rgb = np.take(lut, prim, axis=0, mode="clip")
-            if mesh is not None and mesh.any():
-                rgb[mesh] = self._mesh_colors(prim[mesh], uvs[mesh])
-        else:
+            if self._interp_lut is not None:                 # interpolated / textured hits
+                interp = np.take(self._interp_lut, prim, mode="clip")
+                if interp.any():
+                    rgb[interp] = self._mesh_colors(prim[interp], uvs[interp])
+        if water is not None:
             dirs = self._world_dirs(rot)
             under = water.intersect(pos, *dirs) < depth  # in water before the hit
-            idx = np.minimum(prim, np.uint32(self._nbox))
-            np.add(idx, np.uint32(self._nbox + 1), out=idx, where=under)
-            lut2 = np.concatenate([lut, _blend(lut, water.color, water.alpha)])
-            rgb = np.take(lut2, idx, axis=0)
-            if mesh is not None and mesh.any():
-                c = self._mesh_colors(prim[mesh], uvs[mesh])
-                wet = under[mesh]
-                c[wet] = _blend(c[wet], water.color, water.alpha)
-                rgb[mesh] = c
+            if self._ntri > self._nbox:                  # per pixel: the table may be big
+                rgb[under] = _blend(rgb[under], water.color, water.alpha)
+            else:                                        # boxes only: tint the small table
+                idx = np.minimum(prim, np.uint32(self._nbox))
+                np.add(idx, np.uint32(self._nbox + 1), out=idx, where=under)
+                lut2 = np.concatenate([lut, _blend(lut, water.color, water.alpha)])
+                rgb = np.take(lut2, idx, axis=0)
             x, y, z = self._xyz(depth, pos, dirs)
             water_depth = np.fmax(water.height_xy(x, y) - z, np.float32(0))  # nan (no hit) -> 0
             water_depth = water_depth.astype(np.float32, copy=False)
