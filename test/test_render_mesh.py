@@ -321,7 +321,9 @@ def test_mesh_validation():
 # ---------------------------------------------------------- the two backends
 @needs_gl
 def test_box_api_and_box_meshes_give_identical_images():
-    """Boxes given as boxes or as box_mesh meshes: the same rgb, depth and seg."""
+    """Boxes given as boxes or as box_mesh meshes: the same rgb, depth and seg
+    (bit for bit on all but a few silhouette pixels, where the raster backend
+    culls back faces of boxes but draws meshes two-sided)."""
     rng = np.random.default_rng(11)
     static, dynamic = random_scene(rng)
     cam = CameraSpec(96, 72, 90.0)
@@ -334,8 +336,7 @@ def test_box_api_and_box_meshes_give_identical_images():
         same = total = 0
         for pos, rot in walk(10, np.random.default_rng(2)):
             a, b = boxes.render(pos, rot), meshes.render(pos, rot)
-            eq = (a.seg == b.seg) & (a.rgb == b.rgb).all(-1) & (
-                (a.depth == b.depth) | (np.abs(a.depth - b.depth) <= 1e-6))
+            eq = (a.seg == b.seg) & (a.rgb == b.rgb).all(-1) & (a.depth == b.depth)
             same += eq.sum()
             total += eq.size
         assert same / total >= 0.9995, f"{cls.__name__}: {same / total:.5f} identical"
@@ -406,7 +407,8 @@ def test_backends_agree_on_a_mesh_scene(cam):
         np.testing.assert_array_equal(np.isinf(ray.depth)[same], np.isinf(ras.depth)[same])
         inner = hit & ~jumps(ray) & ~jumps(ras)
         n_inner, n_hit = n_inner + inner.sum(), n_hit + hit.sum()
-        err = np.abs(ray.depth - ras.depth)[inner]
+        with np.errstate(invalid="ignore"):                     # inf - inf off the hits
+            err = np.abs(ray.depth - ras.depth)[inner]
         assert err.max(initial=0) <= 1e-3, f"depth off by {err.max()} m"
         drgb = np.abs(ray.rgb.astype(int) - ras.rgb.astype(int)).max(-1)
         # Interpolated colour and bilinear texture: off by a rounding step or two

@@ -14,10 +14,16 @@ Per frame:
    recovered from the depth buffer).
    A full-screen triangle on the far plane (depth test ``<=``) then fills the
    pixels where nothing was hit: background colour, id 0, depth +inf.
+   Meshes (mesh.py) are drawn after the boxes (before that background
+   triangle), two-sided, by two more programs
+   (per-vertex colour, or texture x shade; raster_mesh.py), large ones in
+   frustum-culled chunks.
 2. With water only: one full-screen pass reads colour and z-depth back as
    textures and writes the tinted colour and the water depth (R32F), so the
    water is evaluated once per pixel whatever the overdraw.
-3. The targets are read straight into fresh numpy arrays (no per-pixel numpy
+3. With light or fog only (effects.py): one full-screen pass on the colour
+   and z-depth; the sky colour is the background pass's colour.
+4. The targets are read straight into fresh numpy arrays (no per-pixel numpy
    work; world points are unprojected lazily, as in the ray caster).
 
 Conventions match the ray caster exactly:

@@ -7,9 +7,17 @@ so shading is baked per triangle). Per frame the work is: write the rays
 (their directions are separable in pixel row and column), cast them, and do
 two table lookups. World points are only unprojected when asked for.
 
+Meshes (``set_static_meshes`` / ``set_dynamic_meshes``, see mesh.py) join the
+same scene after the boxes. Their flat-coloured triangles go through the same
+table lookup; on the others the hit's barycentric coordinates interpolate the
+lit vertex colours, or the uv and shade for a bilinear texture sample
+(meshset.py). Render effects (effects.py) are applied to the rgb afterwards.
+
 Open3D cannot move geometry in a ``RaycastingScene``, so ``set_dynamic``
 rebuilds the scene (static triangles are cached; rebuilding a ~150 box scene
-costs well under a millisecond, see ``benchmarks/bench_render.py``).
+costs well under a millisecond, see ``benchmarks/bench_render.py``). With
+``SPLIT_TRIANGLES`` or more static triangles (terrain), the static geometry
+has a scene of its own, built once, and every ray is cast into both scenes.
 
 A renderer reuses one ray buffer: use one renderer per thread.
 """
