@@ -145,7 +145,9 @@ class Mesh:
         if self.normals is None:
             self.normals = vertex_normals(self.vertices, self.triangles)
         else:
-            nrm = np.asarray(self.normals, float)
+            nrm = np.asarray(self.normals)          # float32 or float64 kept as given
+            if not np.issubdtype(nrm.dtype, np.floating):
+                nrm = nrm.astype(np.float64)
             if nrm.shape != (n, 3):
                 raise ValueError(f"normals must be (N={n}, 3), got {nrm.shape}")
             self.normals = nrm
