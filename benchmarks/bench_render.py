@@ -7,7 +7,10 @@ walks around the room, and reports median frames per second for RGB + depth +
 segmentation (+ reading the world points, + a water surface), next to the bare
 Open3D ray cast of the same rays (the floor on this machine), plus the cost of
 a ``set_dynamic`` rebuild (including the scene commit on the next render) and
-of ``set_colors``. The cases take turns frame by frame, so noise from other
+of ``set_colors``. ``box meshes`` renders the same boxes given as
+``box_mesh`` meshes (the mesh path), ``+effects`` adds fog, light level and a
+sky colour (before / after the mesh renderer in one run; see also
+``bench_render_backends.py --ref``). The cases take turns frame by frame, so noise from other
 processes hits them alike; the 10th percentile shows the less disturbed speed.
 """
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from hazard_sim.geometry import Box
-from hazard_sim.render import CameraSpec, RaycastRenderer, WaterSurface, optical_rotation
+from hazard_sim.render import CameraSpec, RaycastRenderer, RenderEffects, WaterSurface, box_mesh, optical_rotation
 
 
 def make_room(rng: np.random.Generator, n_furniture=20, n_objects=40, n_flames=50):
@@ -114,11 +117,11 @@ def main() -> None:
     print(f"machine: {machine}")
     print(f"scene: {n_boxes} boxes ({12 * n_boxes} triangles), {args.frames} frames per case")
     print("fps = 1000 / median ms; 'p10' is the 10th percentile time (less machine noise)\n")
-    print(f"{'size':>9}  {'case':<26} {'median ms':>9} {'fps':>7} {'p10 ms':>7} {'p10 fps':>8}")
+    print(f"{'size':>9}  {'case':<28} {'median ms':>9} {'fps':>7} {'p10 ms':>7} {'p10 fps':>8}")
     results = {"machine": machine, "boxes": n_boxes, "frames": args.frames, "cases": []}
 
     def report(size, name, ms, p10):
-        print(f"{size:>9}  {name:<26} {ms:9.3f} {1e3 / ms:7.1f} {p10:7.3f} {1e3 / p10:8.1f}")
+        print(f"{size:>9}  {name:<28} {ms:9.3f} {1e3 / ms:7.1f} {p10:7.3f} {1e3 / p10:8.1f}")
         results["cases"].append({"size": size, "case": name, "median_ms": ms, "fps": 1e3 / ms,
                                  "p10_ms": p10, "p10_fps": 1e3 / p10})
 
@@ -128,12 +131,19 @@ def main() -> None:
         r.set_static(*static)
         r.set_dynamic(*dynamic)
         r.render(*next(poses(1)))  # build + warm up
+        m = RaycastRenderer(CameraSpec(width=w, height=h, hfov_deg=90.0), nthreads=args.threads)
+        m.set_static_meshes([box_mesh(b, c, i) for b, i, c in zip(*static)])
+        m.set_dynamic_meshes([box_mesh(b, c, i) for b, i, c in zip(*dynamic)])
+        m.render(*next(poses(1)))
+        fx = RenderEffects(light=0.7, visibility=15.0, sky=(120, 160, 220))
         cases = {
             # The Open3D ray cast alone (same rays): the floor for this machine.
             "cast only (Open3D)": lambda p, R: r._scene.cast_rays(r._rays_t, nthreads=args.threads),
             "rgb+depth+seg": lambda p, R: r.render(p, R),
             "rgb+depth+seg+points": lambda p, R: r.render(p, R).points,
             "rgb+depth+seg+water": lambda p, R: r.render(p, R, water),
+            "rgb+depth+seg, box meshes": lambda p, R: m.render(p, R),
+            "rgb+depth+seg+effects": lambda p, R: r.render(p, R, effects=fx),
         }
         for name, (ms, p10) in time_cases(cases, args.frames).items():
             report(size, name, ms, p10)

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from hazard_sim.agents import AGENTS
+from hazard_sim.agents import AGENT_GROUPS, agents_for
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
 from hazard_sim.dataset import SPLITS, DatasetError
 
@@ -93,8 +93,9 @@ def cmd_table(a) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for agent in a.agents.split(","):
-        if agent not in AGENTS:
-            raise KeyError(f"unknown agent {agent!r}; known: {', '.join(sorted(AGENTS))}")
+        known = agents_for(a.benchmark)
+        if agent not in known:
+            raise KeyError(f"unknown agent {agent!r} for {a.benchmark}; known: {', '.join(sorted(known))}")
         a.agent = agent
         rows.append(bench(a.benchmark, a.split, agent, _episodes(a), workers=a.workers, seed=a.seed,
                           out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}.jsonl"), ray_address=a.ray,
@@ -153,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--task", choices=sorted(ALIASES), help="older spelling: --task fire = --benchmark hazard/fire")
         sp.add_argument("--split", default="test", choices=SPLITS)
         if agent:
-            sp.add_argument("--agent", default="greedy", choices=sorted(AGENTS))
+            sp.add_argument("--agent", default="greedy", choices=sorted({n for g in AGENT_GROUPS.values() for n in g}),
+                            help="an agent of the benchmark's group (HAZARD: random, rule, greedy, mcts, ...)")
         sp.add_argument("--seed", type=int, default=0)
         sp.add_argument("--mcts-simulations", type=int, default=None, help="MCTS simulations (default 2000)")
         sp.add_argument("--width", type=int, default=256)

@@ -37,7 +37,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
                        frame_limit=frame_limit, render_backend=render_backend)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
-    pol = make_agent(agent, seed=seed, **(agent_kwargs or {}))
+    pol = make_agent(agent, seed=seed, benchmark=env.benchmark, **(agent_kwargs or {}))
     pol.reset(obs, info)
     recorder = None
     if save_viz:

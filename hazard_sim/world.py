@@ -36,6 +36,7 @@ class Entity:
     damaged: bool = False          # sticky: lost value through a process
     state: str = "normal"
     meta: dict = field(default_factory=dict)
+    mesh: object = None            # a render Mesh in the entity's own frame; None: drawn as its box
 
     @property
     def name(self) -> str:

@@ -107,3 +107,29 @@ def test_outcomes_are_typed():
     r = ActionResult("x()", Status.SUCCEEDED, 3, "")
     assert r.success and r.to_dict() == {"action": "x()", "status": "succeeded", "success": True, "frames": 3,
                                          "reason": ""}
+
+
+def test_process_render_effects_and_post_effects_reach_the_image():
+    """A process's hooks (fog, light, an image filter) change the camera image through the
+    generic path; depth and segmentation stay as they are."""
+    from hazard_sim.core.process import WorldProcess
+    from hazard_sim.render.effects import RenderEffects
+
+    env = HazardEnv("fire", "test", 0, camera=CameraSpec(64, 48))
+    plain, _ = env.reset()
+
+    class Night(WorldProcess):
+        name = "night"
+
+        def render_effects(self):
+            return RenderEffects(light=0.0, sky=(0, 0, 10))
+
+        def post_effects(self):
+            return [lambda rgb: 255 - rgb]            # an image filter: inverted colours
+
+    env.world.processes.append(Night())
+    night = env.observe()
+    assert np.array_equal(night["depth"], plain["depth"]) and np.array_equal(night["seg"], plain["seg"])
+    hit = np.isfinite(plain["depth"])
+    assert np.all(night["rgb"][hit] == 255)            # dark (0) then inverted
+    assert not np.array_equal(night["rgb"], plain["rgb"])

@@ -16,16 +16,18 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from hazard_sim.agents import AGENTS
+from hazard_sim.agents import AGENT_GROUPS, register_agent
 from hazard_sim.agents.base import Agent
 from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.core.task import Measure, Task
+from hazard_sim.geometry import Box
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
+from hazard_sim.render.mesh import box_mesh, quad_mesh, text_texture
 from hazard_sim.scenes.base import Scene, floor_part, wall_segments
-from hazard_sim.world import World
+from hazard_sim.world import Entity, World
 
 GOAL_RADIUS = 0.3
 EPISODES = [{"index": 0, "scene": "box", "start": [1.0, 1.0, 0.0], "goal": [4.0, 1.0]},
@@ -110,12 +112,30 @@ class Success(Measure):
 
 
 # -------------------------------------------------------------------- world, dataset, agent
+BOARD_ID, FLAG_ID = 50, 1000
+
+
 def build_world(ep, rng):
+    """A walled box with a whiteboard (a static textured mesh) on the east wall and a goal
+    flag (an entity drawn as a mesh) at the goal."""
     bounds = (0.0, 0.0, 5.0, 4.0)
     parts = [floor_part(bounds)]
     for k, (a, b) in enumerate((((0, 0), (5, 0)), ((5, 0), (5, 4)), ((5, 4), (0, 4)), ((0, 4), (0, 0)))):
         parts += wall_segments(f"wall{k}", a, b)
-    return World(Scene("box", "indoor", bounds, parts), [], rng, physics=False, episode=ep)
+    board = quad_mesh([[4.94, 1.5, 1.2], [4.94, 0.5, 1.2], [4.94, 0.5, 0.4], [4.94, 1.5, 0.4]], BOARD_ID,
+                      texture=text_texture(["GOAL AHEAD"]))
+    flag_shape = Box.from_yaw((0, 0, 0), (0.05, 0.05, 0.3))
+    flag = Entity(FLAG_ID, Category("flag", (0.1, 0.1, 0.6), 1.0, (220, 30, 30)),
+                  Box.from_yaw((*ep["goal"], 0.3), (0.05, 0.05, 0.3)), mesh=box_mesh(flag_shape, (220, 30, 30), 1))
+    return World(Scene("box", "indoor", bounds, parts, meshes=[board]), [flag], rng, physics=False, episode=ep)
+
+
+@dataclass(frozen=True)
+class Category:
+    name: str
+    size: tuple
+    mass: float
+    color: tuple
 
 
 def load(split, index, root=None):
@@ -129,7 +149,7 @@ SPEC = BenchmarkSpec(
     dataset=Dataset(load=load, validate=lambda ep, where, spec=None: ep, count=lambda split, root=None: len(EPISODES)),
     build_world=build_world, processes=(),
     embodiment=lambda ep, spec: PointRobot(ep["start"][:2], ep["start"][2], spec), body_spec=PointSpec(),
-    task=ReachGoal, measures=(Success,), max_frames=400, max_steps=60, sensors=("rgbd",),
+    task=ReachGoal, measures=(Success,), max_frames=400, max_steps=60, sensors=("rgbd",), agents="toy",
     aggregate=lambda rs: {"episodes": len(rs), "sr": 100.0 * sum(r["success"] for r in rs) / len(rs)},
     table=lambda bid, rows: "\n".join(f"{r['agent']}: SR {r['sr']:.1f} ({r['episodes']})" for r in rows),
 )
@@ -159,9 +179,9 @@ class StraightToGoal(Agent):
 @pytest.fixture(scope="module", autouse=True)
 def registered():
     register_benchmark(SPEC)
-    AGENTS[StraightToGoal.name] = StraightToGoal
+    register_agent("toy", StraightToGoal)
     yield
-    AGENTS.pop(StraightToGoal.name)
+    AGENT_GROUPS.pop("toy")
 
 
 def run(env, agent):
@@ -180,6 +200,18 @@ def test_toy_benchmark_runs_in_the_core_env():
     assert m["success"] and m["distance_to_goal"] <= GOAL_RADIUS
     assert m["task"] == "reach_goal" and m["frames"] == 5 * (steps - 1) + 1   # "done" costs one frame
     assert env.agent.limits.linear == 0.5
+
+
+def test_toy_scene_meshes_and_entity_meshes_are_drawn_with_their_ids():
+    env = EmbodiedEnv("toy/point-goal", camera=CameraSpec(96, 72))
+    obs, info = env.reset()                       # at (1, 1) facing +x: the flag and the board ahead
+    ids = set(np.unique(obs["seg"]).tolist())
+    assert {BOARD_ID, FLAG_ID} <= ids and FLAG_ID in env.observed_ids
+    assert info["labels"][FLAG_ID] == "flag"
+    board = obs["seg"] == BOARD_ID
+    assert obs["depth"][board].min() == pytest.approx(3.94, abs=0.05)   # the board is 3.94 m ahead
+    flag = obs["seg"] == FLAG_ID
+    assert obs["depth"][flag].min() == pytest.approx(2.95, abs=0.05)    # the flag's near face
 
 
 def test_toy_benchmark_through_gymnasium_with_time_limit():

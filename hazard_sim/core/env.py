@@ -14,7 +14,7 @@ sensors), :meth:`cast_rays` (LiDAR), :meth:`is_free` / :meth:`line_blocked`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import gymnasium as gym
 import numpy as np
@@ -29,6 +29,7 @@ from hazard_sim.navigation.grid import GridSpec, goal_cells_near, inflate, raste
 from hazard_sim.navigation.observed_map import ObservedMap
 from hazard_sim.render.backend import backend_name, make_renderer
 from hazard_sim.render.camera import CameraSpec
+from hazard_sim.render.effects import RenderEffects
 
 
 @dataclass
@@ -140,7 +141,9 @@ class EmbodiedEnv(gym.Env):
         parts = w.scene.parts
         self.renderer.set_static([p.box for p in parts], np.array([w.part_ids[p.name] for p in parts], np.int32),
                                  np.array([p.color for p in parts], np.uint8))
+        self.renderer.set_static_meshes(list(w.scene.meshes))
         self._dyn_key = None
+        self._dyn_meshes = bool(w.scene.meshes)
 
     def _entity_colors(self, ents) -> np.ndarray:
         cols = []
@@ -160,16 +163,26 @@ class EmbodiedEnv(gym.Env):
                tuple(np.round(np.concatenate([e.box.center for e in ents]), 4)) if ents and w.physics else ())
         colors = self._entity_colors(ents)
         if key != self._dyn_key:
-            boxes, ids, cols = [e.box for e in ents], [np.array([e.id for e in ents], np.int32)], [colors]
+            boxed = [k for k, e in enumerate(ents) if e.mesh is None]
+            boxes = [ents[k].box for k in boxed]
+            ids, cols = [np.array([ents[k].id for k in boxed], np.int32)], [colors[boxed]]
+            meshes = [e.mesh.transformed(e.box.rot, e.box.center, e.id) for e in ents if e.mesh is not None]
             for p in w.processes:
                 b, i, c = p.render_geometry()
                 boxes += list(b)
                 ids.append(np.asarray(i, np.int32))
                 cols.append(np.asarray(c, np.uint8).reshape(-1, 3))
+                meshes += list(p.render_meshes())
             self.renderer.set_dynamic(boxes, np.concatenate(ids), np.concatenate(cols))
+            if meshes or self._dyn_meshes:
+                self.renderer.set_dynamic_meshes(meshes)
+                self._dyn_meshes = bool(meshes)
             self._dyn_key = key
         elif ents:
-            self.renderer.set_colors(np.array([e.id for e in ents], np.int32), colors)
+            boxed = [e for e in ents if e.mesh is None]
+            if boxed:
+                self.renderer.set_colors(np.array([e.id for e in boxed], np.int32),
+                                         colors[[k for k, e in enumerate(ents) if e.mesh is None]])
 
     def _surface(self):
         for p in self.world.processes:
@@ -178,16 +191,24 @@ class EmbodiedEnv(gym.Env):
                 return s
         return None
 
+    def _effects(self) -> RenderEffects | None:
+        """The render effects the processes impose (the first that sets any), with every
+        process's post-effects appended; None (plain rendering) when there are none."""
+        fx, post = None, []
+        for p in self.world.processes:
+            fx = fx or p.render_effects()
+            post += list(p.post_effects())
+        if post:
+            fx = replace(fx or RenderEffects(), post=tuple((fx.post if fx else ())) + tuple(post))
+        return fx
+
     def observe(self, fields: bool = True, update_map: bool = True) -> dict:
         """Render the body's camera and read every sensor; updates what the body has seen
         (observed objects, the walking map unless ``update_map=False``). ``fields=False``
         leaves out field images (the costliest post-processing): their entries are None."""
         self.sync_render_scene()
         pos, rot = self.agent.camera_pose()
-        frame = self.renderer.render(pos, rot, self._surface())
-        for p in self.world.processes:
-            for fx in p.post_effects():
-                frame.rgb = fx(frame.rgb)
+        frame = self.renderer.render(pos, rot, self._surface(), effects=self._effects())
         obs = {}
         for s in self.sensors:
             obs.update(s.read(frame, self.world, fields))

@@ -46,8 +46,14 @@ class WorldProcess:
         """Extra boxes to draw: (boxes, instance ids (K,), colours (K,3) uint8)."""
         return [], np.zeros(0, np.int32), np.zeros((0, 3), np.uint8)
 
+    def render_meshes(self) -> list:
+        """Extra meshes to draw, in world coordinates (``hazard_sim.render.mesh.Mesh``, each
+        with its instance id), e.g. walking people or rain-soaked ground."""
+        return []
+
     def geometry_key(self):
-        """Changes whenever :meth:`render_geometry` would return something else."""
+        """Changes whenever :meth:`render_geometry` or :meth:`render_meshes` would return
+        something else (None: never changes)."""
         return None
 
     def tint(self, entity, color: np.ndarray) -> np.ndarray:

@@ -14,10 +14,16 @@ Per frame:
    recovered from the depth buffer).
    A full-screen triangle on the far plane (depth test ``<=``) then fills the
    pixels where nothing was hit: background colour, id 0, depth +inf.
+   Meshes (mesh.py) are drawn after the boxes (before that background
+   triangle), two-sided, by two more programs
+   (per-vertex colour, or texture x shade; raster_mesh.py), large ones in
+   frustum-culled chunks.
 2. With water only: one full-screen pass reads colour and z-depth back as
    textures and writes the tinted colour and the water depth (R32F), so the
    water is evaluated once per pixel whatever the overdraw.
-3. The targets are read straight into fresh numpy arrays (no per-pixel numpy
+3. With light or fog only (effects.py): one full-screen pass on the colour
+   and z-depth; the sky colour is the background pass's colour.
+4. The targets are read straight into fresh numpy arrays (no per-pixel numpy
    work; world points are unprojected lazily, as in the ray caster).
 
 Conventions match the ray caster exactly:
@@ -59,251 +65,37 @@ Call ``close()`` (or drop the renderer) to free its context early.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
-import weakref
 from functools import partial
 from typing import Sequence
 
 import numpy as np
 
 from ..geometry import Box
-from .backend import BackendUnavailable
 from .camera import CameraSpec
-from .raycast import (
-    AMBIENT,
-    BACKGROUND,
-    DIFFUSE,
-    LIGHT_DIR,
-    TRIS_PER_BOX,
-    Frame,
-    RaycastRenderer,
-    WaterSurface,
-    boxes_to_mesh,
-)
+from .effects import DEFAULT as DEFAULT_EFFECTS
+from .effects import RenderEffects, apply_post
+from .mesh import AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Mesh, boxes_to_mesh
+from .raster_mesh import GLMeshGroup
+from .raycast import Frame, RaycastRenderer, WaterSurface
 
 __all__ = ["RasterRenderer", "RasterUnavailable", "create_context", "raster_available"]
 
 
-class RasterUnavailable(BackendUnavailable):
-    """No headless OpenGL 3.3 context can be created here (a RuntimeError)."""
-
-
-INSTALL_HINT = ("the raster backend needs the Python package moderngl (pip install "
-                "moderngl==5.13.0 glcontext==3.1.0) and Mesa's EGL and software OpenGL "
-                "(Debian: apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgl1, "
-                "or run scripts/setup_gl.sh)")
-
-
-class _GLState:
-    """Process-wide facts about OpenGL use, for fork safety."""
-    initialised = False       # a context was created in this process
-    threads0 = False          # ... with LP_NUM_THREADS=0 (no rasterizer threads)
-    forked = False            # this process was forked after `initialised`
-
-
-_live_renderers: "weakref.WeakSet[RasterRenderer]" = weakref.WeakSet()
-
-
-def _after_fork_in_child() -> None:
-    # llvmpipe's rasterizer threads belong to the EGL display, which a forked
-    # child inherits already initialised but without its threads: the first
-    # draw would wait for them forever. Refuse instead of hanging.
-    if _GLState.initialised and not _GLState.threads0:
-        _GLState.forked = True
-    for r in list(_live_renderers):
-        r._abandon()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-_FORKED = ("this process was forked from one that had already created an OpenGL context; "
-           "llvmpipe's threads do not survive fork(), so OpenGL would hang here. Create "
-           "renderers only in the worker processes (not in the parent before forking), use "
-           "the 'spawn' or 'forkserver' multiprocessing start method, or set "
-           "LP_NUM_THREADS=0 before the parent's first renderer")
-
-
-def create_context():
-    """A standalone (headless, EGL) moderngl context of OpenGL >= 3.3.
-
-    Raises :class:`RasterUnavailable`, with the reason and what to install,
-    if moderngl is missing or no EGL/OpenGL driver can be loaded, or if this
-    process was forked from one that had already used OpenGL.
-    """
-    if _GLState.forked:
-        raise RasterUnavailable(_FORKED)
-    try:
-        import moderngl
-    except ImportError as e:
-        raise RasterUnavailable(f"moderngl is not importable ({e}); {INSTALL_HINT}") from e
-    try:
-        ctx = moderngl.create_standalone_context(backend="egl", require=330)
-    except Exception as e:                         # glcontext raises plain Exceptions
-        raise RasterUnavailable(f"cannot create a headless EGL OpenGL 3.3 context "
-                                f"({type(e).__name__}: {e}); {INSTALL_HINT}") from e
-    if not _GLState.initialised:
-        _GLState.initialised = True
-        _GLState.threads0 = os.environ.get("LP_NUM_THREADS", "").strip() == "0"
-    return ctx
-
-
-_PROBE = """
-import moderngl
-ctx = moderngl.create_standalone_context(backend="egl", require=330)
-print(ctx.info["GL_RENDERER"] + ", " + ctx.info["GL_VERSION"])
-"""
-_probe_lock = threading.Lock()
-_probe: tuple[bool, str] | None = None
-
-
-def raster_available() -> tuple[bool, str]:
-    """``(True, "renderer, version")`` if an OpenGL context can be created,
-    else ``(False, reason)``; cached per process.
-
-    Probed in a short-lived subprocess (~0.3 s) unless this process already
-    uses OpenGL, so that asking does not initialise OpenGL here (which would
-    make ``fork``-ed workers unable to render, see ``create_context``).
-    """
-    global _probe
-    with _probe_lock:
-        if _probe is None:
-            if _GLState.forked:
-                return False, _FORKED
-            try:
-                out = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True,
-                                     text=True, timeout=120)
-            except (OSError, subprocess.SubprocessError) as e:
-                _probe = (False, f"cannot run the OpenGL probe ({e}); {INSTALL_HINT}")
-            else:
-                if out.returncode == 0:
-                    _probe = (True, out.stdout.strip())
-                else:
-                    err = (out.stderr.strip().splitlines() or ["no output"])[-1]
-                    _probe = (False, f"cannot create a headless EGL OpenGL 3.3 context "
-                                     f"({err}); {INSTALL_HINT}")
-        return _probe
-
-
-# ------------------------------------------------------------------ shaders
-_GEOM_VS = """
-#version 330
-uniform vec3 eye;          // camera position (world)
-uniform mat3 view;         // optical-from-world rotation
-uniform vec4 proj;         // (2 f / W, 2 f / H, A, B): z_clip = A z + B, w_clip = z
-in vec3 in_pos;
-in vec4 in_col;
-in int in_id;
-flat out vec4 v_col;
-flat out int v_id;
-out float v_z;
-void main() {
-    vec3 p = view * (in_pos - eye);
-    v_z = p.z;
-    gl_Position = vec4(proj.x * p.x, proj.y * p.y, proj.z * p.z + proj.w, p.z);
-    v_col = in_col;
-    v_id = in_id;
-}
-"""
-
-_GEOM_FS = """
-#version 330
-flat in vec4 v_col;
-flat in int v_id;
-in float v_z;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out int o_id;
-layout(location = 2) out float o_z;
-void main() {
-    o_col = v_col;
-    o_id = v_id;
-    o_z = v_z;
-}
-"""
-
-# One triangle covering the viewport, on the far plane (window depth 1).
-_FULL_VS = """
-#version 330
-in vec2 in_ndc;
-void main() { gl_Position = vec4(in_ndc, 1.0, 1.0); }
-"""
-
-_BG_FS = """
-#version 330
-uniform vec4 bg;
-uniform float inf;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out int o_id;
-layout(location = 2) out float o_z;
-void main() { o_col = bg; o_id = 0; o_z = inf; }
-"""
-
-# Water (see WaterSurface), once per pixel after the geometry: rays are
-# eye + t d with d of unit optical z (t = z-depth), as in the ray caster, and
-# are clipped (Cyrus-Beck) against the planes of the convex water body
-# n . p <= c: the surface z <= level, the bottom -z <= 0 and the slope
-# z + k u . xy <= level + k u . origin. Each plane is given by num = c - n . eye
-# (< 0: the eye is outside it, so the ray can only enter there).
-_WATER_VS = """
-#version 330
-uniform mat3 ray;          // world ray direction = ray * (window x, window y, 1)
-uniform vec2 size;         // (W, H)
-in vec2 in_ndc;
-noperspective out vec3 v_dir;
-void main() {
-    gl_Position = vec4(in_ndc, 1.0, 1.0);
-    v_dir = ray * vec3((in_ndc + 1.0) * 0.5 * size, 1.0);   // affine in window x, y
-}
-"""
-
-_WATER_FS = """
-#version 330
-uniform sampler2D col_tex;
-uniform sampler2D z_tex;
-uniform vec3 eye;
-uniform float inf;
-uniform vec3 nums;         // num of the surface, bottom and slope planes
-uniform vec2 slope_n;      // k u (xy of the slope plane normal; its z is 1)
-uniform float wet;         // 0: no water body at all (level <= 0)
-uniform vec4 hfield;       // (level, k, origin . u, 0)
-uniform vec2 hdir;         // u
-uniform vec3 wcol;         // water colour, 0..255
-uniform float walpha;
-noperspective in vec3 v_dir;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out float o_wd;
-void main() {
-    ivec2 px = ivec2(gl_FragCoord.xy);
-    vec4 c = texelFetch(col_tex, px, 0);
-    float z = texelFetch(z_tex, px, 0).r;
-    vec3 d = v_dir;
-    float rz = 1.0 / d.z;
-    vec3 t = nums * vec3(rz, -rz, 1.0 / (dot(slope_n, d.xy) + d.z));
-    t = mix(vec3(inf), t, greaterThan(t, vec3(0.0)));      // the crossing, if ahead
-    bvec3 outside = lessThan(nums, vec3(0.0));
-    vec3 t_enter = mix(vec3(0.0), t, outside);              // eye outside: enters there
-    vec3 t_leave = mix(t, vec3(inf), outside);              // eye inside: leaves there
-    float t_in = max(max(t_enter.x, t_enter.y), t_enter.z);
-    float t_out = min(min(t_leave.x, t_leave.y), t_leave.z);
-    if (wet > 0.0 && t_in < t_out && t_in < z) {
-        vec3 c8 = floor(c.rgb * 255.0 + 0.5);
-        c.rgb = floor(c8 * (1.0 - walpha) + wcol * walpha + 0.5) / 255.0;
-    }
-    o_col = c;
-    float wd = 0.0;
-    if (z < inf) {
-        vec3 p = eye + z * d;
-        float h = max(hfield.x - hfield.y * max(p.x * hdir.x + p.y * hdir.y - hfield.z, 0.0),
-                      0.0);
-        wd = max(h - p.z, 0.0);
-    }
-    o_wd = wd;
-}
-"""
+from .gl_context import INSTALL_HINT, RasterUnavailable, create_context, raster_available, register_renderer  # noqa: E402,F401
+from .raster_shaders import (  # noqa: E402
+    BG_FS,
+    EFFECTS_FS,
+    FULL_VS,
+    GEOM_FS,
+    GEOM_VS,
+    MESH_COL_FS,
+    MESH_COL_VS,
+    MESH_TEX_FS,
+    MESH_TEX_VS,
+    WATER_FS,
+    WATER_VS,
+)
 
 # Interleaved vertex: position, colour (normalized uint8), instance id.
 _VERTEX = np.dtype([("pos", "<f4", 3), ("col", "u1", 4), ("id", "<i4")])
@@ -392,11 +184,15 @@ class RasterRenderer:
         self._cull_margin = 1.01 * camera.near * float(np.sqrt(
             1.0 + (camera.width / (2 * f)) ** 2 + (camera.height / (2 * f)) ** 2))
         self._static = _Part([], [], np.zeros((0, 3)))
-        self._ray_args = [None, None]        # last set_static / set_dynamic, for cast_rays
-        self._ray_mirrored = [None, None]
+        # Last set_static / set_dynamic / set_static_meshes / set_dynamic_meshes
+        # arguments, for the ray-casting mirror of cast_rays.
+        self._ray_args = [None, None, None, None]
+        self._ray_mirrored = [None, None, None, None]
         self._ray_mirror = None
         self._dynamic = _Part([], [], np.zeros((0, 3)))
         self._meshes: list = [None, None]      # static, dynamic: (vao, buffer, vertex count)
+        self._groups: list = [None, None]      # static, dynamic meshes: GLMeshGroup
+        self._sky = tuple(int(v) for v in BACKGROUND)
         self._lock = threading.RLock()
         self._inherited = False
         self._ctx = create_context()
@@ -407,7 +203,7 @@ class RasterRenderer:
             self._ctx.release()
             self._ctx = None
             raise
-        _live_renderers.add(self)
+        register_renderer(self)
 
     def _setup_gl(self) -> None:
         import moderngl
@@ -416,18 +212,29 @@ class RasterRenderer:
         size = (cam.width, cam.height)
         f, n, fa = cam.focal, cam.near, cam.far
         inf = float("inf")
-        self._geom = ctx.program(vertex_shader=_GEOM_VS, fragment_shader=_GEOM_FS)
+        self._geom = ctx.program(vertex_shader=GEOM_VS, fragment_shader=GEOM_FS)
         self._geom["proj"].write(np.array([2 * f / cam.width, 2 * f / cam.height,
                                            (fa + n) / (fa - n), -2 * fa * n / (fa - n)],
                                           np.float32).tobytes())
-        self._bg = ctx.program(vertex_shader=_FULL_VS, fragment_shader=_BG_FS)
+        proj = self._geom["proj"]
+        self._mesh_col = ctx.program(vertex_shader=MESH_COL_VS, fragment_shader=MESH_COL_FS)
+        self._mesh_tex = ctx.program(vertex_shader=MESH_TEX_VS, fragment_shader=MESH_TEX_FS)
+        self._mesh_tex["tex"].value = 0
+        for prog in (self._mesh_col, self._mesh_tex):
+            prog["proj"].write(proj.read())
+        self._bg = ctx.program(vertex_shader=FULL_VS, fragment_shader=BG_FS)
         self._bg["bg"].write(np.append(BACKGROUND / 255.0, 1.0).astype(np.float32).tobytes())
         self._bg["inf"].value = inf
-        self._water = ctx.program(vertex_shader=_WATER_VS, fragment_shader=_WATER_FS)
+        self._water = ctx.program(vertex_shader=WATER_VS, fragment_shader=WATER_FS)
         self._water["inf"].value = inf
         self._water["size"].value = size
         self._water["col_tex"].value = 0
         self._water["z_tex"].value = 1
+        self._fx = ctx.program(vertex_shader=FULL_VS, fragment_shader=EFFECTS_FS)
+        self._fx["inf"].value = inf
+        self._fx["col_tex"].value = 0
+        self._fx["z_tex"].value = 1
+        self._fx["cam"].value = (cam.width / 2.0, cam.height / 2.0, f)
         # Window position (x, y) -> optical ray (x_n, y_n, 1), x_n = (x - W / 2) / f:
         # the centre x = u + 0.5 of pixel u gives (u - c_x) / f with c_x = (W - 1) / 2.
         self._kinv = np.array([[1 / f, 0, -cam.width / (2 * f)],
@@ -437,6 +244,7 @@ class RasterRenderer:
         self._full_buf = tri
         self._bg_vao = ctx.vertex_array(self._bg, [(tri, "2f", "in_ndc")])
         self._water_vao = ctx.vertex_array(self._water, [(tri, "2f", "in_ndc")])
+        self._fx_vao = ctx.vertex_array(self._fx, [(tri, "2f", "in_ndc")])
         # Pass 1 targets (colour and z are textures: the water pass reads them).
         self._col_tex = ctx.texture(size, 4, dtype="f1")
         self._z_tex = ctx.texture(size, 1, dtype="f4")
@@ -445,10 +253,14 @@ class RasterRenderer:
         self._id_rb = ctx.renderbuffer(size, 1, dtype="i4")
         self._depth_rb = ctx.depth_renderbuffer(size)
         self._fbo = ctx.framebuffer([self._col_tex, self._id_rb, self._z_tex], self._depth_rb)
-        # Pass 2 targets: tinted colour, water depth.
-        self._wcol_rb = ctx.renderbuffer(size, 4, dtype="f1")
+        # Pass 2 targets: tinted colour (a texture: the effects pass reads it), water depth.
+        self._wcol_tex = ctx.texture(size, 4, dtype="f1")
+        self._wcol_tex.filter = (moderngl.NEAREST, moderngl.NEAREST)
         self._wd_rb = ctx.renderbuffer(size, 1, dtype="f4")
-        self._wfbo = ctx.framebuffer([self._wcol_rb, self._wd_rb])
+        self._wfbo = ctx.framebuffer([self._wcol_tex, self._wd_rb])
+        # Pass 3 (light, fog) target.
+        self._fx_rb = ctx.renderbuffer(size, 4, dtype="f1")
+        self._fx_fbo = ctx.framebuffer([self._fx_rb])
         # The projection keeps optical y down, which mirrors the image in
         # window space: outside faces (counter-clockwise) appear clockwise.
         ctx.front_face = "cw"
@@ -467,13 +279,32 @@ class RasterRenderer:
         self._upload(1, self._dynamic)
         self._ray_args[1] = (boxes, ids, colors)
 
+    def set_static_meshes(self, meshes: Sequence[Mesh]) -> None:
+        """Meshes that never move (terrain, whiteboards); replaces the previous ones."""
+        self._set_group(0, meshes)
+
+    def set_dynamic_meshes(self, meshes: Sequence[Mesh]) -> None:
+        """Meshes that move or change (people, clues); replaces the previous ones."""
+        self._set_group(1, meshes)
+
+    def _set_group(self, i: int, meshes: Sequence[Mesh]) -> None:
+        meshes = list(meshes)
+        with self._lock, self._current() as ctx:
+            group = GLMeshGroup(ctx, self._mesh_col, self._mesh_tex, meshes) if meshes else None
+            old, self._groups[i] = self._groups[i], group
+            if old is not None:
+                old.release()
+        self._ray_args[2 + i] = (meshes,)
+
     def cast_rays(self, rays: np.ndarray) -> np.ndarray:
         """Ray distances for non-camera sensors (LiDAR): a rasterizer cannot cast arbitrary
-        rays, so this keeps an Open3D ray-casting mirror of the same boxes, rebuilt lazily."""
+        rays, so this keeps an Open3D ray-casting mirror of the same boxes and meshes,
+        rebuilt lazily."""
         mirror = self._ray_mirror
         if mirror is None:
             mirror = self._ray_mirror = RaycastRenderer(self.camera)
-        for k, setter in ((0, mirror.set_static), (1, mirror.set_dynamic)):
+        for k, setter in enumerate((mirror.set_static, mirror.set_dynamic,
+                                    mirror.set_static_meshes, mirror.set_dynamic_meshes)):
             args = self._ray_args[k]
             if args is not None and args is not self._ray_mirrored[k]:
                 setter(*args)
@@ -516,13 +347,17 @@ class RasterRenderer:
         """In a forked child: drop the parent's context without touching it."""
         self._ctx = None
         self._meshes = [None, None]
+        self._groups = [None, None]
         self._inherited = True
         self._lock = threading.RLock()      # another thread may have held it at fork
 
     # --------------------------------------------------------------- render
-    def render(self, position, rot, water: WaterSurface | None = None) -> Frame:
+    def render(self, position, rot, water: WaterSurface | None = None,
+               effects: RenderEffects | None = None) -> Frame:
         """Render from optical-frame origin ``position`` (world, (3,)) with
-        world-from-optical rotation ``rot`` (3x3, see ``optical_rotation``)."""
+        world-from-optical rotation ``rot`` (3x3, see ``optical_rotation``);
+        ``effects`` (sky, light, fog, post-effects) change only the rgb image."""
+        fx = DEFAULT_EFFECTS if effects is None else effects
         cam, mgl = self.camera, self._mgl
         pos = np.asarray(position, np.float64).reshape(3)
         rot = np.asarray(rot, np.float64).reshape(3, 3)
@@ -545,19 +380,56 @@ class RasterRenderer:
             for mesh in self._meshes:
                 if mesh is not None:
                     mesh[0].render(mgl.TRIANGLES, vertices=mesh[2])
+            if self._groups[0] is not None or self._groups[1] is not None:
+                self._draw_groups(pos, rot, cull)
             ctx.depth_func = "<="               # background: where depth is still 1
+            if fx.sky != self._sky:
+                self._bg["bg"].write(np.append(np.asarray(fx.sky) / 255.0, 1.0)
+                                     .astype(np.float32).tobytes())
+                self._sky = fx.sky
             self._bg_vao.render(mgl.TRIANGLES, vertices=3)
             fbo.read_into(seg, components=1, attachment=1, dtype="i4")
             fbo.read_into(depth, components=1, attachment=2, dtype="f4")
-            if water is None:
-                fbo.read_into(rgb, components=3, attachment=0, dtype="f1")
-            else:
+            col_fbo, col_tex = fbo, self._col_tex
+            if water is not None:
                 water_depth = np.empty((h, w), np.float32)
                 self._water_pass(water, pos, rot)
-                self._wfbo.read_into(rgb, components=3, attachment=0, dtype="f1")
+                col_fbo, col_tex = self._wfbo, self._wcol_tex
                 self._wfbo.read_into(water_depth, components=1, attachment=1, dtype="f4")
+            if fx.shades_hits:
+                self._effects_pass(fx, col_tex)
+                col_fbo = self._fx_fbo
+            col_fbo.read_into(rgb, components=3, attachment=0, dtype="f1")
+        if fx.post:
+            rgb = apply_post(rgb, fx.post)
         unproject = partial(self.unproject, position=pos, rot=rot)
         return Frame(rgb, depth, seg, None, water_depth, unproject)
+
+    def _draw_groups(self, pos: np.ndarray, rot: np.ndarray, culled: bool) -> None:
+        """The meshes, two-sided, after the boxes (depth test on)."""
+        if culled:
+            self._ctx.disable(self._mgl.CULL_FACE)
+        eye, view = pos.astype(np.float32).tobytes(), rot.astype(np.float32).tobytes()
+        for prog in (self._mesh_col, self._mesh_tex):
+            prog["eye"].write(eye)
+            prog["view"].write(view)
+        cam = self.camera
+        frustum = (pos, rot.T, cam.width / (2 * cam.focal), cam.height / (2 * cam.focal),
+                   cam.near, cam.far)
+        for group in self._groups:
+            if group is not None:
+                group.draw(self._mgl.TRIANGLES, frustum)
+
+    def _effects_pass(self, fx: RenderEffects, col_tex) -> None:
+        prog = self._fx
+        prog["light"].value = float(fx.light)
+        prog["fog"].value = tuple(float(v) for v in fx.fog_params)
+        prog["fog_col"].value = tuple(float(v) for v in fx.fog_color)
+        self._fx_fbo.use()
+        self._ctx.disable(self._mgl.DEPTH_TEST | self._mgl.CULL_FACE)
+        col_tex.use(0)
+        self._z_tex.use(1)
+        self._fx_vao.render(self._mgl.TRIANGLES, vertices=3)
 
     def _water_pass(self, water: WaterSurface, pos: np.ndarray, rot: np.ndarray) -> None:
         k = float(np.tan(water.slope_rad))
@@ -608,6 +480,7 @@ class RasterRenderer:
         with self._lock:
             ctx, self._ctx = self._ctx, None
             self._meshes = [None, None]
+            self._groups = [None, None]
             if ctx is not None:
                 ctx.release()
 

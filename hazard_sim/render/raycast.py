@@ -7,9 +7,17 @@ so shading is baked per triangle). Per frame the work is: write the rays
 (their directions are separable in pixel row and column), cast them, and do
 two table lookups. World points are only unprojected when asked for.
 
+Meshes (``set_static_meshes`` / ``set_dynamic_meshes``, see mesh.py) join the
+same scene after the boxes. Their flat-coloured triangles go through the same
+table lookup; on the others the hit's barycentric coordinates interpolate the
+lit vertex colours, or the uv and shade for a bilinear texture sample
+(meshset.py). Render effects (effects.py) are applied to the rgb afterwards.
+
 Open3D cannot move geometry in a ``RaycastingScene``, so ``set_dynamic``
 rebuilds the scene (static triangles are cached; rebuilding a ~150 box scene
-costs well under a millisecond, see ``benchmarks/bench_render.py``).
+costs well under a millisecond, see ``benchmarks/bench_render.py``). With
+``SPLIT_TRIANGLES`` or more static triangles (terrain), the static geometry
+has a scene of its own, built once, and every ray is cast into both scenes.
 
 A renderer reuses one ray buffer: use one renderer per thread.
 """
@@ -24,59 +32,14 @@ import open3d as o3d
 
 from ..geometry import Box
 from .camera import CameraSpec
+from .effects import DEFAULT as DEFAULT_EFFECTS
+from .effects import RenderEffects, apply_light_fog, apply_post
+from .mesh import AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Mesh, boxes_to_mesh, lambert  # noqa: F401
+from .meshset import MeshSet
 
-# Unit-cube corners, index = 4*ix + 2*iy + iz with coordinates in {-1, +1}.
-_CORNERS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)],
-                    np.float64)
-# Faces as (local outward normal, 4 corner indices in cyclic order).
-_FACES = [((1, 0, 0), (4, 6, 7, 5)), ((-1, 0, 0), (0, 1, 3, 2)),
-          ((0, 1, 0), (2, 3, 7, 6)), ((0, -1, 0), (0, 4, 5, 1)),
-          ((0, 0, 1), (1, 5, 7, 3)), ((0, 0, -1), (0, 2, 6, 4))]
-
-
-def _box_template():
-    """(12, 3) triangle corner indices wound counter-clockwise seen from outside,
-    and the (12, 3) local outward normal of each triangle."""
-    tris, normals = [], []
-    for n, (a, b, c, d) in _FACES:
-        for tri in ((a, b, c), (a, c, d)):
-            p = _CORNERS[list(tri)]
-            if np.dot(np.cross(p[1] - p[0], p[2] - p[0]), n) < 0:
-                tri = tri[::-1]
-            tris.append(tri)
-            normals.append(n)
-    return np.array(tris, np.int32), np.array(normals, np.float64)
-
-
-_TRIS, _NORMALS = _box_template()
-TRIS_PER_BOX = len(_TRIS)
-
-# Fixed light (world frame, pointing towards the light) and shading weights.
-LIGHT_DIR = np.array([0.35, 0.25, 1.0]) / np.linalg.norm([0.35, 0.25, 1.0])
-AMBIENT = 0.45
-DIFFUSE = 0.55
-BACKGROUND = np.array([0, 0, 0], np.uint8)  # colour where nothing is hit
-
-
-def boxes_to_mesh(boxes: Sequence[Box]):
-    """Vertices (8N, 3) float32, triangles (12N, 3) uint32, world normals (12N, 3)."""
-    n = len(boxes)
-    if n == 0:
-        return (np.zeros((0, 3), np.float32), np.zeros((0, 3), np.uint32),
-                np.zeros((0, 3)))
-    centers = np.array([b.center for b in boxes], float)
-    halves = np.array([b.half for b in boxes], float)
-    rots = np.array([b.rot for b in boxes], float)
-    local = _CORNERS[None] * halves[:, None, :]                       # (N, 8, 3)
-    verts = np.einsum("nij,nkj->nki", rots, local) + centers[:, None]  # (N, 8, 3)
-    tris = _TRIS[None] + 8 * np.arange(n, dtype=np.int32)[:, None, None]
-    normals = np.einsum("nij,kj->nki", rots, _NORMALS)                # (N, 12, 3)
-    return (verts.reshape(-1, 3).astype(np.float32), tris.reshape(-1, 3).astype(np.uint32),
-            normals.reshape(-1, 3))
-
-
-def _lambert(normals: np.ndarray) -> np.ndarray:
-    return AMBIENT + DIFFUSE * np.clip(normals @ LIGHT_DIR, 0.0, None)
+# Box geometry and lighting are shared with the rasterizer and the meshes;
+# re-exported here for the callers that import them from this module.
+_lambert = lambert
 
 
 @dataclass
@@ -227,17 +190,22 @@ class _Part:
 
 
 class RaycastRenderer:
-    """Renders RGB, z-depth, instance segmentation and world points of boxes.
+    """Renders RGB, z-depth, instance segmentation and world points of boxes
+    and meshes.
 
     Usage::
 
         r = RaycastRenderer(CameraSpec(256, 256, 90.0))
         r.set_static(walls_and_furniture, ids, colors)
         r.set_dynamic(objects_and_flames, ids, colors)      # whenever they change
-        frame = r.render(position, optical_rotation(yaw, pitch), water=None)
+        r.set_static_meshes([heightfield_mesh(...), quad_mesh(...)])   # optional
+        frame = r.render(position, optical_rotation(yaw, pitch), water=None,
+                         effects=RenderEffects(light=0.3))
 
     Instance ids must be > 0; the same id may be used by several boxes (e.g. a
-    multi-box object) and ``set_colors`` recolours all of them.
+    multi-box object) and ``set_colors`` recolours all of them (boxes only).
+    Boxes and meshes coexist: the scene is static boxes + dynamic boxes +
+    static meshes + dynamic meshes.
     """
 
     def __init__(self, camera: CameraSpec = CameraSpec(), nthreads: int = 0):
@@ -252,14 +220,17 @@ class RaycastRenderer:
         self._rays_t = o3d.core.Tensor.from_numpy(self._rays)  # shares memory
         self._static = _Part([], [], np.zeros((0, 3)))
         self._dynamic = _Part([], [], np.zeros((0, 3)))
-        self._scene = None
+        self._smesh = MeshSet()
+        self._dmesh = MeshSet()
+        self._scene = None                 # merged scene, or (static, dynamic) when split
+        self._static_scene = None          # cached static scene in split mode
         self._tables()
 
     # ---------------------------------------------------------------- scene
     def set_static(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that never move (floor, walls, furniture)."""
         self._static = _Part(boxes, ids, colors)
-        self._scene = None
+        self._scene = self._static_scene = None
         self._tables()
 
     def set_dynamic(self, boxes: Sequence[Box], ids, colors) -> None:
@@ -268,8 +239,23 @@ class RaycastRenderer:
         self._scene = None
         self._tables()
 
+    def set_static_meshes(self, meshes: Sequence[Mesh]) -> None:
+        """Meshes that never move (terrain, whiteboards); replaces the previous ones.
+        With more than ``SPLIT_TRIANGLES`` static triangles the static geometry
+        gets a scene of its own, so ``set_dynamic*`` does not rebuild it."""
+        self._smesh = MeshSet(meshes)
+        self._scene = self._static_scene = None
+        self._tables()
+
+    def set_dynamic_meshes(self, meshes: Sequence[Mesh]) -> None:
+        """Meshes that move or change (people, clues); replaces the previous ones."""
+        self._dmesh = MeshSet(meshes)
+        self._scene = None
+        self._tables()
+
     def set_colors(self, ids, colors) -> None:
-        """Recolour instances (all boxes with these ids) without touching geometry."""
+        """Recolour instances (all boxes with these ids) without touching geometry.
+        Meshes keep their colours (set them again to change them)."""
         ids = np.asarray(ids, np.int32).reshape(-1)
         colors = np.asarray(colors, np.uint8).reshape(-1, 3)
         if not len(ids):
@@ -279,39 +265,98 @@ class RaycastRenderer:
         self._tables()
 
     def _tables(self) -> None:
-        """Per-triangle lookup tables, with a trailing 'no hit' entry."""
+        """Per-triangle lookup tables, with a trailing 'no hit' entry.
+
+        Global triangle order: static boxes, dynamic boxes, static meshes,
+        dynamic meshes. ``_rgb_lut`` covers the boxes only (mesh hits are
+        shaded per pixel)."""
         s, d = self._static, self._dynamic
-        self._ntri = len(s.tris) + len(d.tris)
-        self._seg_lut = np.concatenate([s.tri_ids, d.tri_ids, [0]]).astype(np.int32)
+        self._nbox = len(s.tris) + len(d.tris)
+        self._ntri = self._nbox + len(self._smesh) + len(self._dmesh)
+        self._seg_lut = np.concatenate([s.tri_ids, d.tri_ids, self._smesh.tri_ids,
+                                        self._dmesh.tri_ids, [0]]).astype(np.int32)
         base = np.concatenate([s.tri_base, d.tri_base]).astype(np.float32)
         shade = np.concatenate([s.tri_shade, d.tri_shade]).astype(np.float32)
         rgb = np.clip(base * shade[:, None] + 0.5, 0, 255).astype(np.uint8)
         self._rgb_lut = np.concatenate([rgb, BACKGROUND[None]])
+        self._interp_lut = None
+        if self._ntri > self._nbox:
+            # Mesh triangles too: flat ones by lookup, the rest flagged for per-hit shading.
+            sm, dm = self._smesh, self._dmesh
+            self._rgb_lut = np.concatenate([rgb, sm.tri_rgb, dm.tri_rgb, BACKGROUND[None]])
+            self._interp_lut = np.concatenate([np.zeros(self._nbox, bool), sm.tri_interp,
+                                               dm.tri_interp, [False]])
+            if not self._interp_lut.any():
+                self._interp_lut = None
+
+    @staticmethod
+    def _make_scene(parts) -> "o3d.t.geometry.RaycastingScene":
+        """One scene of the (verts, tris uint32) parts, merged into one geometry."""
+        scene = o3d.t.geometry.RaycastingScene()
+        parts = [(v, t) for v, t in parts if len(t)]
+        if parts:
+            verts, tris, off = [], [], 0
+            for v, t in parts:
+                verts.append(v)
+                tris.append(t + np.uint32(off) if off else t)
+                off += len(v)
+            verts = verts[0] if len(verts) == 1 else np.concatenate(verts)
+            tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
+            scene.add_triangles(o3d.core.Tensor.from_numpy(np.ascontiguousarray(verts)),
+                                o3d.core.Tensor.from_numpy(np.ascontiguousarray(tris)))
+        return scene
 
     def _build(self) -> None:
-        scene = o3d.t.geometry.RaycastingScene()
-        s, d = self._static, self._dynamic
-        if self._ntri:
-            verts = np.concatenate([s.verts, d.verts])
-            tris = np.concatenate([s.tris, d.tris + np.uint32(len(s.verts))])
-            scene.add_triangles(o3d.core.Tensor.from_numpy(verts),
-                                o3d.core.Tensor.from_numpy(tris))
-        self._scene = scene
+        s, d, sm, dm = self._static, self._dynamic, self._smesh, self._dmesh
+        if len(s.tris) + len(sm) < SPLIT_TRIANGLES:
+            self._scene = self._make_scene([(s.verts, s.tris), (d.verts, d.tris),
+                                            (sm.verts, sm.tris), (dm.verts, dm.tris)])
+            self._split = False
+            return
+        # Big static geometry (terrain): its own scene, built once; the scene
+        # of the dynamic parts is rebuilt alone, and every ray is cast in both.
+        if self._static_scene is None:
+            self._static_scene = self._make_scene([(s.verts, s.tris), (sm.verts, sm.tris)])
+        self._scene = self._make_scene([(d.verts, d.tris), (dm.verts, dm.tris)])
+        self._split = True
+
+    def _cast(self, rays_t):
+        """(t_hit, global primitive ids, barycentrics or None) of the rays."""
+        if self._scene is None:
+            self._build()
+        if not self._split:
+            ans = self._scene.cast_rays(rays_t, nthreads=self.nthreads)
+            uvs = ans["primitive_uvs"].numpy() if self._nbox < self._ntri else None
+            return ans["t_hit"].numpy(), ans["primitive_ids"].numpy(), uvs
+        a = self._static_scene.cast_rays(rays_t, nthreads=self.nthreads)
+        b = self._scene.cast_rays(rays_t, nthreads=self.nthreads)
+        ns, nd, nsm = len(self._static.tris), len(self._dynamic.tris), len(self._smesh)
+        ta, pa = a["t_hit"].numpy(), a["primitive_ids"].numpy()
+        tb, pb = b["t_hit"].numpy(), b["primitive_ids"].numpy()
+        # Scene-local to global triangle order (static boxes, dynamic boxes, static meshes,
+        # dynamic meshes); misses stay INVALID.
+        pa = np.where((pa >= ns) & (pa != _INVALID), pa + np.uint32(nd), pa)
+        pb = np.where(pb == _INVALID, pb,
+                      np.where(pb < nd, pb + np.uint32(ns), pb + np.uint32(ns + nsm)))
+        dyn = tb < ta
+        t = np.where(dyn, tb, ta)
+        prim = np.where(dyn, pb, pa).astype(np.uint32)
+        uvs = np.where(dyn[..., None], b["primitive_uvs"].numpy(), a["primitive_uvs"].numpy())
+        return t, prim, uvs
 
     def cast_rays(self, rays: np.ndarray) -> np.ndarray:
         """Distances to the first hit of rays (N, 6: origin, unit direction), inf on a miss.
         For sensors other than the camera (LiDAR)."""
-        if self._scene is None:
-            self._build()
         rays = np.ascontiguousarray(rays, np.float32)
-        return self._scene.cast_rays(o3d.core.Tensor.from_numpy(rays), nthreads=self.nthreads)["t_hit"].numpy()
+        return self._cast(o3d.core.Tensor.from_numpy(rays))[0]
 
     # --------------------------------------------------------------- render
-    def render(self, position, rot, water: WaterSurface | None = None) -> Frame:
+    def render(self, position, rot, water: WaterSurface | None = None,
+               effects: RenderEffects | None = None) -> Frame:
         """Render from optical-frame origin ``position`` (world, (3,)) with
-        world-from-optical rotation ``rot`` (3x3, see ``optical_rotation``)."""
-        if self._scene is None:
-            self._build()
+        world-from-optical rotation ``rot`` (3x3, see ``optical_rotation``);
+        ``effects`` (sky, light, fog, post-effects) change only the rgb image."""
+        fx = DEFAULT_EFFECTS if effects is None else effects
         cam = self.camera
         pos = np.asarray(position, np.float64).reshape(3)
         rot = np.asarray(rot, np.float64).reshape(3, 3)
@@ -327,9 +372,7 @@ class RaycastRenderer:
             np.add.outer(rows[i] * near + np.float32(pos[i]), cols[i] * near,
                          out=self._rays[..., i])
 
-        ans = self._scene.cast_rays(self._rays_t, nthreads=self.nthreads)
-        depth = ans["t_hit"].numpy()              # (H, W) float32, fresh each call
-        prim = ans["primitive_ids"].numpy()       # uint32, INVALID_ID = 2**32 - 1
+        depth, prim, uvs = self._cast(self._rays_t)    # depth: (H, W) float32, fresh
         far = depth > np.float32(cam.far - cam.near)
         if far.any():                             # beyond the far plane: no hit
             prim[far] = _INVALID
@@ -338,20 +381,54 @@ class RaycastRenderer:
         # mode="clip" sends INVALID_ID to the last table entry ('no hit').
         seg = np.take(self._seg_lut, prim, mode="clip")
         unproject = partial(self.unproject, position=pos, rot=rot)
-        if water is None:
-            rgb = np.take(self._rgb_lut, prim, axis=0, mode="clip")
-            return Frame(rgb, depth, seg, None, None, unproject)
+        lut = self._rgb_lut
+        if fx.sky != DEFAULT_EFFECTS.sky:
+            lut = lut.copy()
+            lut[-1] = fx.sky
+        water_depth = None
+        if water is None or self._ntri > self._nbox:
+            rgb = np.take(lut, prim, axis=0, mode="clip")
+            if self._interp_lut is not None:                 # interpolated / textured hits
+                interp = np.take(self._interp_lut, prim, mode="clip")
+                if interp.any():
+                    rgb[interp] = self._mesh_colors(prim[interp], uvs[interp])
+        if water is not None:
+            dirs = self._world_dirs(rot)
+            under = water.intersect(pos, *dirs) < depth  # in water before the hit
+            if self._ntri > self._nbox:                  # per pixel: the table may be big
+                rgb[under] = _blend(rgb[under], water.color, water.alpha)
+            else:                                        # boxes only: tint the small table
+                idx = np.minimum(prim, np.uint32(self._nbox))
+                np.add(idx, np.uint32(self._nbox + 1), out=idx, where=under)
+                lut2 = np.concatenate([lut, _blend(lut, water.color, water.alpha)])
+                rgb = np.take(lut2, idx, axis=0)
+            x, y, z = self._xyz(depth, pos, dirs)
+            water_depth = np.fmax(water.height_xy(x, y) - z, np.float32(0))  # nan (no hit) -> 0
+            water_depth = water_depth.astype(np.float32, copy=False)
+        if fx.shades_hits:
+            apply_light_fog(rgb, prim != _INVALID, lambda: depth * self._ray_length(), fx)
+        if fx.post:
+            rgb = apply_post(rgb, fx.post)
+        return Frame(rgb, depth, seg, None, water_depth, unproject)
 
-        dirs = self._world_dirs(rot)
-        under = water.intersect(pos, *dirs) < depth  # in water before the hit
-        idx = np.minimum(prim, np.uint32(self._ntri))
-        np.add(idx, np.uint32(self._ntri + 1), out=idx, where=under)
-        lut = np.concatenate([self._rgb_lut, _blend(self._rgb_lut, water.color, water.alpha)])
-        rgb = np.take(lut, idx, axis=0)
-        x, y, z = self._xyz(depth, pos, dirs)
-        water_depth = np.fmax(water.height_xy(x, y) - z, np.float32(0))  # nan (no hit) -> 0
-        return Frame(rgb, depth, seg, None, water_depth.astype(np.float32, copy=False),
-                     unproject)
+    def _mesh_colors(self, prim: np.ndarray, bary: np.ndarray) -> np.ndarray:
+        """Shaded colours of mesh hits (global triangle ids)."""
+        local = prim - np.uint32(self._nbox)
+        ns = np.uint32(len(self._smesh))
+        out = np.empty((len(prim), 3), np.uint8)
+        st = local < ns
+        if st.any():
+            out[st] = self._smesh.colors(local[st], bary[st])
+        if not st.all():
+            out[~st] = self._dmesh.colors(local[~st] - ns, bary[~st])
+        return out
+
+    def _ray_length(self) -> np.ndarray:
+        """(H, W) Euclidean length of the unit-z rays: distance = depth * this."""
+        if getattr(self, "_ray_len", None) is None:
+            self._ray_len = np.sqrt(1.0 + self._xn[None, :] ** 2 + self._yn[:, None] ** 2
+                                    ).astype(np.float32)
+        return self._ray_len
 
     def unproject(self, depth: np.ndarray, position, rot) -> np.ndarray:
         """World points (H, W, 3) float32 of a z-depth image seen from a pose;
@@ -384,6 +461,10 @@ class RaycastRenderer:
             c += np.float32(pos[i])
             out.append(c)
         return out
+
+
+# Static triangle count from which the static geometry gets its own scene.
+SPLIT_TRIANGLES = 200_000
 
 
 _INVALID = np.uint32(o3d.t.geometry.RaycastingScene.INVALID_ID)

@@ -38,6 +38,7 @@ class Scene:
     bounds: tuple[float, float, float, float]  # xmin, ymin, xmax, ymax (m)
     parts: list[Part] = field(default_factory=list)
     rooms: list[tuple[str, tuple[float, float, float, float]]] = field(default_factory=list)
+    meshes: list = field(default_factory=list)  # static render meshes (hazard_sim.render.mesh.Mesh) besides parts
 
     def solids(self) -> list[Part]:
         return [p for p in self.parts if p.solid]
