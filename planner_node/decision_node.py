@@ -34,7 +34,6 @@ parameter service gives a round trip after each action; '' = none).
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 
@@ -63,27 +62,22 @@ from hazard_ros.conversions import (
     time_to_ns,
 )
 from hazard_ros.tf_math import TfBuffer
-from hazard_sim.actions import parse_action
+from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import inflate
-from planner_node.navigation import ErrorCode, OccupancyMap, approach_pose
+from hazard_sim.tasks.hazard.controllers import run_action
+from planner_node.locomotion import RosLocomotion, RosPorts
+from planner_node.navigation import ErrorCode, OccupancyMap
 from planner_node.observation import (
     BODY_RADIUS,
     ObservationAssembler,
     action_result,
     build_info,
-    explore_goals,
-    face_goal,
     merge_observations,
-    move_goal,
-    object_position,
     parse_status,
     parse_task,
-    straight_free,
-    turn_goal,
-    walk_stand_off,
 )
 from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 
@@ -459,73 +453,28 @@ class DecisionNode(Node):
         status, text = from_trigger_message(r.message)
         return (Status.SUCCEEDED if r.success else status), text
 
+    def _hands(self, name: str):
+        """pick_up / drop through the simulator's (or robot's) Trigger service; on success,
+        waits for the status with the new hands (it comes on its own topic)."""
+        status, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
+        if status is Status.SUCCEEDED:
+            want_empty = name == "drop"
+            self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
+        return status, reason
+
     def execute(self, agent, action) -> tuple[Status, str, list[dict]]:
-        """Run one HAZARD action; returns its status, reason and observations to hand to the
-        agent besides the periodic ones (after each explore turn)."""
-        name = action[0]
-        m = agent.memory
-        pose = self.latest["agent_pose"]
-        keep: list[dict] = []
-        if name == "walk_to":
-            target = object_position(m, int(action[1]))
-            if target is None:
-                return Status.NOT_VISIBLE, f"object {action[1]} has not been observed yet", keep
-            # choose the spot on the map the navigation plans on (the agent's own map if none)
-            nav_map = self._nav_blocked()
-            blocked, spec = nav_map if nav_map is not None else (agent.map.blocked().copy(), agent.map.spec)
-            blocked = blocked.copy()
-            blocked[spec.to_cell(pose[:2])] = False
-            base = walk_stand_off()
-            for extra in (0.0, 0.5, 1.0):         # objects on furniture: stand as close as possible
-                stand = min(base + extra, REACH)
-                x, y, yaw = approach_pose(blocked, spec, pose[:2], target, stand)
-                if np.hypot(x - target[0], y - target[1]) <= stand + 1e-6 and not blocked[spec.to_cell((x, y))]:
-                    break
-            status, reason = self._navigate(x, y, yaw, self.walk_to_frames)
-            if status is Status.NO_PATH:
-                reason = f"no path to {action[1]}: {reason}"
-            if status is Status.SUCCEEDED and extra > 0:
-                reason = f"stopped {stand:.2f} m from the object: furniture in the way"
-            return status, reason, keep
-        if name == "move_by":
-            # HazardEnv's move_by walks straight and stops where the body is blocked: go only
-            # as far as the navigation map is free along the heading (never a detour)
-            dist = float(action[1])
-            nav_map = self._nav_blocked()
-            free = abs(dist) if nav_map is None else straight_free(nav_map[0], nav_map[1], pose, dist)
-            if free < 0.01:
-                return Status.BLOCKED, "blocked after 0.00 m", keep
-            status, reason = self._navigate(*move_goal(pose, math.copysign(free, dist)))
-            end = self.wait_for_frame("the end of move_by")["agent_pose"]
-            moved = float(np.hypot(end[0] - pose[0], end[1] - pose[1]))
-            if status is Status.SUCCEEDED and moved < abs(dist) - 0.05:
-                status, reason = Status.BLOCKED, f"blocked after {moved:.2f} m"
-            return status, reason, keep
-        if name == "turn_by":
-            return (*self._navigate(*turn_goal(pose, float(action[1]))), keep)
-        if name == "turn_to":
-            target = object_position(m, int(action[1]))
-            if target is None:
-                return Status.NOT_VISIBLE, f"object {action[1]} has not been observed yet", keep
-            return (*self._navigate(*face_goal(pose, target)), keep)
-        if name == "explore":
-            for gx, gy, gyaw in explore_goals(pose):
-                status, reason = self._navigate(gx, gy, gyaw)
-                if status is not Status.SUCCEEDED:
-                    return status, reason, keep
-                keep.append(self.wait_for_frame("an explore turn"))
-            return Status.SUCCEEDED, "", keep
-        if name in ("pick_up", "drop"):
-            status, reason = self._trigger(self.pick_client if name == "pick_up" else self.drop_client, name)
-            reason = "" if status is Status.SUCCEEDED else reason
-            if status is Status.SUCCEEDED:   # the status with the new hands comes on its own topic: wait for it
-                want_empty = name == "drop"
-                self._wait(lambda: self.status is not None and (self.status["held"] == -1) == want_empty, 5.0)
-            return status, reason, keep
-        if name == "stop":
-            self.navigator.cancel_task()
-            return Status.SUCCEEDED, "", keep
-        return Status.INVALID, f"unknown action {action!r}", keep
+        """Run one HAZARD action through the core's action programs on a ROS locomotion;
+        returns its status, reason and the observations it took (besides the periodic ones)."""
+        ports = RosPorts(navigate=self._navigate, trigger=self._hands, wait_frame=self.wait_for_frame,
+                         nav_map=self._nav_blocked, episode_over=lambda: self.metrics is not None,
+                         cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames)
+        loco = RosLocomotion(ports, agent, self.latest)
+        try:
+            act = parse_action(action)
+        except ActionError as exc:
+            return Status.INVALID, str(exc), []
+        out = run_action(loco, act)
+        return out.status, out.message, loco.kept
 
     # ------------------------------------------------------------ the run
     def run(self) -> dict | None:

@@ -314,32 +314,6 @@ def shortcut(waypoints: np.ndarray, blocked: np.ndarray, m: OccupancyMap) -> np.
     return np.array(out)
 
 
-def approach_pose(blocked: np.ndarray, spec: GridSpec, robot_xy, target_xy, stand_off: float):
-    """Where to stand to reach ``target_xy``: the free cell within ``stand_off`` of it that
-    the robot reaches first on ``blocked``, facing the target.  Falls back to the point at
-    ``stand_off`` on the straight line from the target towards the robot.
-
-    Returns (x, y, yaw)."""
-    robot_xy = np.asarray(robot_xy, float)[:2]
-    target_xy = np.asarray(target_xy, float)[:2]
-    end = None
-    goals = goal_cells_near(spec, blocked, target_xy, stand_off)
-    if goals:
-        b = blocked.copy()
-        start = spec.to_cell(robot_xy)
-        b[start] = False
-        cells = plan_path(b, start, goals)
-        if cells:
-            end = robot_xy if len(cells) == 1 else spec.to_world(cells[-1])
-    if end is None:
-        d = robot_xy - target_xy
-        n = float(np.linalg.norm(d))
-        end = robot_xy if n <= stand_off else target_xy + d / n * stand_off
-    face = target_xy - end
-    yaw = math.atan2(face[1], face[0]) if np.linalg.norm(face) > 1e-6 else 0.0
-    return float(end[0]), float(end[1]), yaw
-
-
 # ============================================================================ following
 
 _BODY = HumanoidSpec()

@@ -21,8 +21,6 @@ import numpy as np
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 from hazard_sim.core.outcome import ActionResult, Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
-from hazard_sim.geometry import wrap_angle
-from hazard_sim.tasks.hazard.controllers import ARRIVE_GAP, EXPLORE_DEG, EXPLORE_TURNS
 
 #: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
 HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
@@ -211,76 +209,6 @@ def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> li
     return [by_frame[f] for f in sorted(by_frame) if f <= end]
 
 
-# ============================================================================ actions -> goals
-
-def object_position(memory, object_id: int):
-    """Last known xy of an object or container in an agent's memory (None if unknown)."""
-    rec = memory.objects.get(object_id)
-    if rec is not None:
-        return np.asarray(rec.position, float)[:2]
-    if object_id in memory.containers:
-        return np.asarray(memory.containers[object_id], float)[:2]
-    return None
-
-
-def turn_goal(agent_pose, degrees: float) -> tuple[float, float, float]:
-    """Turn in place: same position, yaw + degrees."""
-    x, y, yaw = (float(v) for v in agent_pose)
-    return x, y, wrap_angle(yaw + math.radians(degrees))
-
-
-def face_goal(agent_pose, target_xy) -> tuple[float, float, float]:
-    """Turn in place to face a point."""
-    x, y, yaw = (float(v) for v in agent_pose)
-    d = np.asarray(target_xy, float)[:2] - (x, y)
-    return x, y, (math.atan2(d[1], d[0]) if np.linalg.norm(d) > 1e-9 else yaw)
-
-
-def move_goal(agent_pose, metres: float) -> tuple[float, float, float]:
-    """Walk straight ahead (negative: back) keeping the heading."""
-    x, y, yaw = (float(v) for v in agent_pose)
-    return x + metres * math.cos(yaw), y + metres * math.sin(yaw), yaw
-
-
-def straight_free(blocked: np.ndarray, spec, agent_pose, metres: float, step: float = 0.05) -> float:
-    """How far (m, up to ``|metres|``) the body can walk straight along its heading
-    (backwards for negative ``metres``) before entering a ``blocked`` cell of ``spec``.
-    The cells around the start do not count: the body already stands there."""
-    x, y, yaw = (float(v) for v in agent_pose)
-    sign = 1.0 if metres >= 0 else -1.0
-    n = int(math.floor(abs(metres) / step + 1e-9))
-    d = np.arange(1, n + 1) * step
-    if abs(metres) - (d[-1] if n else 0.0) > 1e-9:
-        d = np.append(d, abs(metres))
-    if len(d) == 0:
-        return 0.0
-    pts = np.stack([x + sign * d * math.cos(yaw), y + sign * d * math.sin(yaw)], axis=1)
-    x0, y0, x1, y1 = spec.bounds
-    inside = (pts[:, 0] >= x0) & (pts[:, 0] < x1) & (pts[:, 1] >= y0) & (pts[:, 1] < y1)
-    i, j = spec.to_cells(pts)
-    start = spec.to_cell((x, y))
-    hit = blocked[i, j] & ~((i == start[0]) & (j == start[1]))
-    if blocked[start]:           # standing in the obstacle margin: the first 0.3 m may cross it
-        hit &= d > 0.3 + 1e-9
-    bad = ~inside | hit
-    k = int(np.argmax(bad)) if bad.any() else len(d)
-    return float(d[k - 1]) if k > 0 else 0.0
-
-
-def explore_goals(agent_pose, turns: int = EXPLORE_TURNS, step_deg: float = EXPLORE_DEG):
-    """HAZARD's explore: ``turns`` turns of ``step_deg`` in place (absolute yaws, so small
-    errors do not add up)."""
-    x, y, yaw = (float(v) for v in agent_pose)
-    return [(x, y, wrap_angle(yaw + math.radians(step_deg) * (k + 1))) for k in range(turns)]
-
-
-def walk_stand_off(object_radius: float = 0.05, xy_tolerance: float = 0.25) -> float:
-    """Centre distance to aim for so that the body gap is at most ``ARRIVE_GAP`` even when
-    the navigation stops ``xy_tolerance`` short."""
-    return max(BODY_RADIUS + ARRIVE_GAP + object_radius - xy_tolerance, BODY_RADIUS + 0.1)
-
-
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
-           "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of", "object_position",
-           "turn_goal", "face_goal", "move_goal", "explore_goals", "straight_free", "walk_stand_off",
+           "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of",
            "HAZARD_TOPIC"]

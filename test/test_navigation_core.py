@@ -9,6 +9,7 @@ import pytest
 
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
+from hazard_sim.navigation.stand_off import stand_off_pose
 from planner_node.navigation import (
     HUMANOID_MAX_ANGULAR,
     HUMANOID_MAX_LINEAR,
@@ -18,7 +19,6 @@ from planner_node.navigation import (
     NavigationError,
     OccupancyMap,
     PathFollower,
-    approach_pose,
 )
 
 RES = 0.1
@@ -185,12 +185,13 @@ def test_planning_time_on_120_by_80_grid():
     assert plan.planning_time > 0
 
 
-def test_approach_pose_stands_off_and_faces_the_target():
+def test_stand_off_pose_stands_off_and_faces_the_target():
     g = door_map()
     blocked = inflate(g >= 50, 0.25, RES)
     p = planner(g)
-    x, y, yaw = approach_pose(blocked, p.map.spec, (1.0, 1.0), (9.0, 1.0), 0.6)
-    assert np.hypot(x - 9.0, y - 1.0) <= 0.6 + 1e-9
+    # ring 0.05 + 0.25 + 0.5 - 0.2 = 0.6 m around the object
+    x, y, yaw, extra = stand_off_pose(p.map.spec, blocked, (1.0, 1.0), (9.0, 1.0), 0.05, 0.25, 0.5, 2.5, slack=0.2)
+    assert extra == 0.0 and np.hypot(x - 9.0, y - 1.0) <= 0.6 + 1e-9
     assert x > 6.1                                     # reached through the door, same room
     assert abs(wrap_angle(math.atan2(1.0 - y, 9.0 - x) - yaw)) < 1e-6
 

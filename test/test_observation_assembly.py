@@ -16,23 +16,17 @@ from hazard_ros.tf_math import TfBuffer
 from hazard_sim import teleop
 from hazard_sim.agents import make_agent
 from hazard_sim.env import HazardEnv
+from planner_node.locomotion import straight_free
 from planner_node.observation import (
     ObservationAssembler,
     action_result,
     agent_pose_from_matrix,
     build_info,
     build_observation,
-    explore_goals,
-    face_goal,
     frame_of,
     merge_observations,
-    move_goal,
-    object_position,
     parse_status,
     parse_task,
-    straight_free,
-    turn_goal,
-    walk_stand_off,
 )
 
 NS = 1_000_000_000
@@ -187,25 +181,6 @@ def test_status_task_and_helpers():
     o = {f: {"frame": np.int64(f)} for f in (10, 13, 20, 25, 30)}
     merged = merge_observations([o[10], o[20], o[30]], [o[13], o[20]], o[25])
     assert [int(m["frame"]) for m in merged] == [10, 13, 20, 25]
-
-
-def test_action_goals():
-    pose = np.array([1.0, 2.0, 0.0])
-    assert turn_goal(pose, 90) == pytest.approx((1.0, 2.0, math.pi / 2))
-    assert turn_goal([0, 0, math.pi - 0.1], 30)[2] == pytest.approx(-math.pi - 0.1 + math.radians(30))  # wrapped
-    assert move_goal(pose, -0.5) == pytest.approx((0.5, 2.0, 0.0))
-    assert face_goal(pose, (1.0, 5.0)) == pytest.approx((1.0, 2.0, math.pi / 2))
-    goals = explore_goals(pose)
-    assert len(goals) == 12 and goals[-1] == pytest.approx((1.0, 2.0, 0.0), abs=1e-9)
-    assert goals[0][2] == pytest.approx(math.radians(30))
-    # aiming this close keeps the body gap <= 0.5 m even if navigation stops 0.25 m short
-    assert walk_stand_off(0.05) + 0.25 - 0.05 - 0.25 <= 0.5 + 1e-9
-
-    class Mem:
-        objects = {}
-        containers = {41: np.array([3.0, 4.0, 0.5])}
-    assert np.allclose(object_position(Mem, 41), (3.0, 4.0))
-    assert object_position(Mem, 5) is None
 
 
 def test_straight_free_stops_at_obstacles():

@@ -8,7 +8,7 @@ from hazard_sim.actions import ACTIONS, parse_action
 from hazard_sim.catalog import category
 from hazard_sim.core.task import Measure, Task
 from hazard_sim.metrics import Rescue, episode_metrics
-from hazard_sim.tasks.hazard.controllers import CONTROLLERS
+from hazard_sim.tasks.hazard.controllers import EnvLocomotion, run_action
 
 
 class RescueTask(Task):
@@ -36,7 +36,7 @@ class RescueTask(Task):
         return parse_action(action)
 
     def execute(self, env, act):
-        return CONTROLLERS[act.name](env, act)
+        return run_action(EnvLocomotion(env), act)
 
     def costs_a_frame(self, act) -> bool:
         return act.name != "stop"

@@ -1,0 +1,111 @@
+"""HAZARD's action programs run on the ROS locomotion (ROS-free, scripted ports): the
+decision node executes actions through the same code as the embedded env."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from hazard_sim.actions import parse_action
+from hazard_sim.core.outcome import Status
+from hazard_sim.navigation.grid import GridSpec
+from hazard_sim.tasks.hazard import controllers
+from hazard_sim.tasks.hazard.controllers import EXPLORE_DEG, EXPLORE_TURNS, EnvLocomotion, run_action
+from planner_node.locomotion import OBJECT_RADIUS, XY_TOLERANCE, RosLocomotion, RosPorts
+
+SPEC = GridSpec((0.0, 0.0, 10.0, 6.0), 0.1)
+
+
+class FakeRobot:
+    """Navigation that reaches every goal (turns stop 1 degree short, as a real controller
+    within its tolerance might) unless told to fail; records the goals."""
+
+    def __init__(self, pose=(2.0, 3.0, 0.0), fail=None):
+        self.pose = np.array(pose, float)
+        self.goals, self.triggers, self.fail = [], [], fail
+        self.frame = 0
+
+    def navigate(self, x, y, yaw, max_frames=None):
+        self.goals.append((x, y, yaw, max_frames))
+        if self.fail:
+            return self.fail
+        short = math.radians(1.0) * np.sign(math.remainder(yaw - self.pose[2], 2 * math.pi))
+        self.pose = np.array([x, y, yaw - short])
+        return Status.SUCCEEDED, ""
+
+    def wait_frame(self, what):
+        self.frame += 1
+        return {"agent_pose": self.pose.copy(), "frame": np.int64(self.frame)}
+
+    def ports(self, blocked=None):
+        return RosPorts(navigate=self.navigate, trigger=lambda name: self.triggers.append(name) or
+                        (Status.OUT_OF_REACH, "out of reach"),
+                        wait_frame=self.wait_frame, nav_map=lambda: None if blocked is None else (blocked, SPEC),
+                        episode_over=lambda: False, cancel=lambda: None)
+
+
+def agent_with(objects=None, blocked=None):
+    mem = SimpleNamespace(objects={k: SimpleNamespace(position=np.array(v)) for k, v in (objects or {}).items()},
+                          containers={})
+    amap = SimpleNamespace(blocked=lambda: np.zeros(SPEC.shape, bool) if blocked is None else blocked, spec=SPEC)
+    return SimpleNamespace(memory=mem, map=amap)
+
+
+def run(robot, agent, action, blocked=None):
+    loco = RosLocomotion(robot.ports(blocked), agent, robot.wait_frame("start"))
+    return run_action(loco, parse_action(action)), loco
+
+
+def test_explore_turns_twelve_times_from_the_commanded_heading():
+    robot = FakeRobot()
+    out, loco = run(robot, agent_with(), ("explore",))
+    assert out.status is Status.SUCCEEDED and len(loco.kept) == EXPLORE_TURNS
+    yaws = [g[2] for g in robot.goals]
+    want = [math.remainder(math.radians(EXPLORE_DEG) * (k + 1), 2 * math.pi) for k in range(EXPLORE_TURNS)]
+    assert yaws == pytest.approx(want, abs=1e-9)          # 1-degree short stops do not add up
+    assert all(g[:2] == (2.0, 3.0) for g in robot.goals)
+
+
+def test_walk_to_goes_to_the_shared_stand_off_pose_facing_the_object():
+    robot = FakeRobot()
+    out, _ = run(robot, agent_with({7: (6.0, 3.0, 0.4)}), ("walk_to", 7))
+    assert out.status is Status.SUCCEEDED
+    (x, y, yaw, frames), = robot.goals
+    ring = OBJECT_RADIUS + 0.25 + controllers.ARRIVE_GAP - XY_TOLERANCE
+    assert np.hypot(x - 6.0, y - 3.0) <= ring + 1e-9 and x < 6.0 and frames == 100
+    assert abs(math.remainder(math.atan2(3.0 - y, 6.0 - x) - yaw, 2 * math.pi)) < 1e-6
+
+
+def test_walk_to_failures_are_typed():
+    out, _ = run(FakeRobot(), agent_with(), ("walk_to", 9))
+    assert out.status is Status.NOT_VISIBLE and "has not been observed" in out.message
+    robot = FakeRobot(fail=(Status.NO_PATH, "goal occupied"))
+    out, _ = run(robot, agent_with({7: (6.0, 3.0, 0.4)}), ("walk_to", 7))
+    assert out.status is Status.NO_PATH and out.message == "no path to 7: goal occupied"
+
+
+def test_move_by_is_clipped_where_the_map_is_blocked():
+    blocked = np.zeros(SPEC.shape, bool)
+    blocked[:, 30:] = True                                # a wall from x = 3 m, robot at x = 2
+    robot = FakeRobot()
+    out, _ = run(robot, agent_with(), ("move_by", 2.0), blocked)
+    (x, y, yaw, _), = robot.goals
+    assert x == pytest.approx(2.95) and y == 3.0           # straight, never a detour
+    assert out.status is Status.BLOCKED and out.message == "blocked after 0.95 m"
+
+
+def test_hands_report_the_service_status():
+    robot = FakeRobot()
+    out, _ = run(robot, agent_with(), ("pick_up", 3))
+    assert robot.triggers == ["pick_up"] and out.status is Status.OUT_OF_REACH
+
+
+def test_embedded_and_ros_share_the_programs():
+    """Both locomotions implement the same primitives; the actions are the same functions."""
+    assert set(controllers.PROGRAMS) == {"walk_to", "pick_up", "drop", "explore", "move_by", "turn_by",
+                                         "turn_to", "stop"}
+    prims = {n for n, v in vars(controllers.Locomotion).items() if getattr(v, "__isabstractmethod__", False)}
+    for cls in (EnvLocomotion, RosLocomotion):
+        assert prims <= set(vars(cls)), cls
