@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +25,67 @@ from hazard_sim.dataset import SPLITS, DatasetError
 def _camera(a):
     from hazard_sim.render.camera import CameraSpec
     return CameraSpec(width=a.width, height=a.height, hfov_deg=a.hfov)
+
+
+def _int_in(lo: int, hi: int):
+    """An argparse type: an integer in [lo, hi] (the message names the option)."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {v}")
+        return v
+    return parse
+
+
+def _float_in(lo: float, hi: float, open_ends: bool = False):
+    """An argparse type: a finite number in [lo, hi] (or (lo, hi) with ``open_ends``)."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        inside = (lo < v < hi) if open_ends else (lo <= v <= hi)
+        if not (math.isfinite(v) and inside):
+            ends = f"({lo:g}, {hi:g})" if open_ends else f"[{lo:g}, {hi:g}]"
+            raise argparse.ArgumentTypeError(f"must be in {ends}, got {text}")
+        return v
+    return parse
+
+
+def _check_file_out(path: str | None, option: str) -> None:
+    """An output file: not a directory, in a directory that exists (or can be made) and is writable."""
+    if not path:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"{option} {path}: is a directory; give a file name")
+    _check_dir_out(str(p.parent) if str(p.parent) else ".", option)
+    if p.exists() and not os.access(p, os.W_OK):
+        raise ValueError(f"{option} {path}: not writable")
+
+
+def _check_dir_out(path: str | None, option: str) -> None:
+    """An output directory: a directory (made if missing) that is writable."""
+    if not path:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{option} {path}: is a file; give a directory")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"{option} {path}: cannot create it ({e.strerror})") from None
+    if not os.access(p, os.W_OK):
+        raise ValueError(f"{option} {path}: not writable")
+
+
+def _run_options(a) -> dict:
+    """What run, bench and table pass to every episode besides the agent."""
+    return dict(camera=_camera(a), render_backend=a.render_backend,
+                hazards_affect_agent=getattr(a, "hazards_affect_agent", False))
 
 
 def _agent_kwargs(a) -> dict:
@@ -41,16 +104,18 @@ def _benchmark(a) -> str:
 
 def cmd_run(a) -> int:
     from hazard_sim.runner import run_episode
-    m = run_episode(_benchmark(a), a.split, a.episode, a.agent, a.seed, camera=_camera(a), save_viz=a.save_viz,
-                    hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a),
-                    render_backend=a.render_backend)
+    spec = get_spec(_benchmark(a))
+    _check_dir_out(a.save_viz, "--save-viz")
+    m = run_episode(a.benchmark, a.split, a.episode, a.agent, a.seed, save_viz=a.save_viz,
+                    agent_kwargs=_agent_kwargs(a), **_run_options(a))
     if a.json:
         print(json.dumps(m, sort_keys=True))
     else:
         print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
-        print(f"  value rate {m['value_rate']:.3f}   step {_fmt(m['step'])}   damage {_fmt(m['damage'])}")
-        print(f"  rescued {m['rescued_count']}/{m['targets']} targets in {m['frames']} frames, "
-              f"{m['actions']} actions ({m['failed_actions']} failed), {m['wall_time_s']:.1f} s")
+        if spec.progress:
+            print(f"  {spec.progress(m)}")
+        print(f"  {m['frames']} frames, {m['actions']} actions ({m['failed_actions']} failed), "
+              f"{m['wall_time_s']:.1f} s")
         if a.save_viz:
             print(f"  pictures: {m['viz']['topdown']}, {m['viz']['first_person']}, {m['viz']['dir']}/frames/")
     return 0
@@ -78,8 +143,10 @@ def _episodes(a) -> list[int]:
 
 def cmd_bench(a) -> int:
     from hazard_sim.runner import bench
-    r = bench(_benchmark(a), a.split, a.agent, _episodes(a), workers=a.workers, seed=a.seed, out=a.out,
-              ray_address=a.ray, agent_kwargs=_agent_kwargs(a))
+    _benchmark(a)
+    _check_file_out(a.out, "--out")
+    r = bench(a.benchmark, a.split, a.agent, _episodes(a), workers=a.workers, seed=a.seed, out=a.out,
+              ray_address=a.ray, agent_kwargs=_agent_kwargs(a), **_run_options(a))
     print(table_rows(a.benchmark, [r]))
     if a.json:
         print(json.dumps({k: v for k, v in r.items() if k != "results"}, sort_keys=True))
@@ -89,17 +156,21 @@ def cmd_bench(a) -> int:
 def cmd_table(a) -> int:
     from hazard_sim.runner import bench
     _benchmark(a)
+    known = agents_for(a.benchmark)
+    agents = [x.strip() for x in a.agents.split(",") if x.strip()]
+    bad = [x for x in agents if x not in known]
+    if bad or not agents:                   # checked before any episode runs
+        raise KeyError(f"unknown agent(s) {', '.join(bad) or '(none given)'} for {a.benchmark}; "
+                       f"known: {', '.join(sorted(known))}")
+    _check_dir_out(a.out_dir, "--out-dir")
     out_dir = Path(a.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    episodes = _episodes(a)
     rows = []
-    for agent in a.agents.split(","):
-        known = agents_for(a.benchmark)
-        if agent not in known:
-            raise KeyError(f"unknown agent {agent!r} for {a.benchmark}; known: {', '.join(sorted(known))}")
+    for agent in agents:
         a.agent = agent
-        rows.append(bench(a.benchmark, a.split, agent, _episodes(a), workers=a.workers, seed=a.seed,
-                          out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}.jsonl"), ray_address=a.ray,
-                          agent_kwargs=_agent_kwargs(a)))
+        rows.append(bench(a.benchmark, a.split, agent, episodes, workers=a.workers, seed=a.seed,
+                          out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}.jsonl"),
+                          ray_address=a.ray, agent_kwargs=_agent_kwargs(a), **_run_options(a)))
     text = table_rows(a.benchmark, rows)
     print(text)
     (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}.txt").write_text(text + "\n")
@@ -156,16 +227,18 @@ def build_parser() -> argparse.ArgumentParser:
         if agent:
             sp.add_argument("--agent", default="greedy", choices=sorted({n for g in AGENT_GROUPS.values() for n in g}),
                             help="an agent of the benchmark's group (HAZARD: random, rule, greedy, mcts, ...)")
-        sp.add_argument("--seed", type=int, default=0)
-        sp.add_argument("--mcts-simulations", type=int, default=None, help="MCTS simulations (default 2000)")
-        sp.add_argument("--width", type=int, default=256)
-        sp.add_argument("--height", type=int, default=256)
-        sp.add_argument("--hfov", type=float, default=90.0)
+        sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=0)
+        sp.add_argument("--mcts-simulations", type=_int_in(1, 100_000), default=None,
+                        help="MCTS simulations (1..100000; default 2000)")
+        sp.add_argument("--width", type=_int_in(8, 4096), default=256, help="image width (8..4096 px)")
+        sp.add_argument("--height", type=_int_in(8, 4096), default=256, help="image height (8..4096 px)")
+        sp.add_argument("--hfov", type=_float_in(1.0, 179.0, open_ends=True), default=90.0,
+                        help="horizontal field of view (degrees, between 1 and 179)")
         sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
 
     r = sub.add_parser("run", help="run one episode")
     common(r)
-    r.add_argument("--episode", type=int, default=0)
+    r.add_argument("--episode", type=_int_in(0, 10 ** 9), default=0)
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--save-viz", metavar="DIR", help="write top-down and first-person pictures")
     r.add_argument("--hazards-affect-agent", action="store_true")
@@ -174,8 +247,9 @@ def build_parser() -> argparse.ArgumentParser:
     from hazard_sim.runner import default_workers
     b = sub.add_parser("bench", help="run many episodes in parallel and print the paper's table")
     common(b)
-    b.add_argument("--episodes", type=int, default=None, help="first N episodes (default all)")
-    b.add_argument("--workers", type=int, default=default_workers())
+    b.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
+    b.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
+    b.add_argument("--hazards-affect-agent", action="store_true")
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
     b.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (pip install ray)")
     b.add_argument("--json", action="store_true")
@@ -184,8 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
     t.add_argument("--agents", default="random,rule,greedy,mcts")
-    t.add_argument("--episodes", type=int, default=None)
-    t.add_argument("--workers", type=int, default=default_workers())
+    t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
+    t.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
+    t.add_argument("--hazards-affect-agent", action="store_true")
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS")
     t.set_defaults(func=cmd_table)

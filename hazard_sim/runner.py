@@ -13,7 +13,7 @@ from gymnasium.wrappers import TimeLimit
 
 from hazard_sim.agents import make_agent
 from hazard_sim.core.env import EmbodiedEnv
-from hazard_sim.core.spec import get_spec, resolve
+from hazard_sim.core.spec import get_spec
 from hazard_sim.render.camera import CameraSpec
 
 
@@ -67,48 +67,88 @@ def _run_one(args):
 
 
 def load_results(path: Path) -> list[dict]:
-    """Results already written to a sweep file (a torn last line is ignored)."""
+    """Results already written to a sweep file (torn or junk lines are ignored)."""
+    return read_sweep(path)[0]
+
+
+def read_sweep(path: Path) -> tuple[list[dict], int]:
+    """The JSON-object lines of a sweep file, and how many other lines it has (a line
+    torn by an interruption, or junk)."""
     if not path.exists():
-        return []
-    out = []
+        return [], 0
+    out, junk = [], 0
     for line in path.read_text().splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
+        if not line.strip():
             continue
-    return out
+        try:
+            d = json.loads(line)
+        except json.JSONDecodeError:
+            junk += 1
+            continue
+        if isinstance(d, dict) and isinstance(d.get("config"), dict):
+            out.append(d)
+        else:
+            junk += 1
+    return out, junk
 
 
-def _benchmark_of(result: dict) -> str | None:
-    """The benchmark id of a stored result (older HAZARD results name only their task)."""
-    name = result.get("benchmark") or result.get("task")
-    try:
-        return resolve(name)
-    except KeyError:
-        return None
+def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int = 0,
+                 agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(),
+                 render_backend: str = "auto", hazards_affect_agent: bool = False,
+                 frame_limit: int | None = None, dataset_root=None) -> dict:
+    """Everything that determines an episode's result; a sweep resumes only results whose
+    stored configuration equals this."""
+    spec = get_spec(benchmark)
+    fp = spec.dataset.fingerprint(split, dataset_root) if spec.dataset.fingerprint else None
+    return {"benchmark": spec.id, "split": split, "episode": int(episode), "agent": agent,
+            "agent_kwargs": dict(sorted((agent_kwargs or {}).items())), "seed": int(seed),
+            "camera": [camera.width, camera.height, camera.hfov_deg], "render_backend": render_backend,
+            "hazards_affect_agent": bool(hazards_affect_agent), "frame_limit": frame_limit, "dataset": fp}
 
 
 def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
           out: str | None = None, ray_address: str | None = None, progress=True,
-          agent_kwargs: dict | None = None) -> dict:
+          agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(), render_backend: str = "auto",
+          hazards_affect_agent: bool = False, frame_limit: int | None = None, dataset_root=None) -> dict:
     """Run episodes of ``benchmark`` in parallel, append one JSON line per finished episode
-    to ``out`` (skipping those already there: an interrupted sweep resumes), and aggregate."""
+    to ``out`` (each with its ``config``), and aggregate. Rerunning the same sweep resumes
+    it: a stored result is reused only if its configuration is exactly this sweep's;
+    duplicates, results of other configurations and junk lines are reported and ignored."""
     spec = get_spec(benchmark)
     task = spec.id
+    run_kw = dict(camera=camera, render_backend=render_backend, hazards_affect_agent=hazards_affect_agent,
+                  frame_limit=frame_limit, dataset_root=dataset_root)
+    configs = {e: sweep_config(task, split, e, agent, seed, agent_kwargs, **run_kw) for e in episodes}
     path = Path(out) if out else None
-    done = load_results(path) if path else []
-    if path and path.exists():
-        # drop a line torn by an interruption so appended results start on a fresh line
-        path.write_text("".join(json.dumps(d) + "\n" for d in done))
-    done = [d for d in done if _benchmark_of(d) == task and d.get("agent") == agent and d.get("split") == split]
-    have = {d["episode"] for d in done}
-    todo = [e for e in episodes if e not in have]
-    jobs = [dict(benchmark=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs)
-            for e in todo]
-    results = [d for d in done if d["episode"] in set(episodes)]
+    stored, junk = read_sweep(path) if path else ([], 0)
+    results, dupes, other = [], 0, 0
+    have: set[int] = set()
+    for d in stored:
+        e = d["config"].get("episode")
+        if e in configs and d["config"] == configs[e]:
+            if e in have:
+                dupes += 1
+            else:
+                have.add(e)
+                results.append(d)
+        else:
+            other += 1
+    if progress and path and (junk or dupes or other or results):
+        print(f"{path}: reusing {len(results)} result(s); ignored {dupes} duplicate(s), {other} of other "
+              f"configurations, {junk} unreadable line(s)", file=sys.stderr, flush=True)
+    if path and path.exists() and path.stat().st_size:
+        with open(path, "rb") as f:
+            f.seek(-1, 2)
+            torn = f.read(1) != b"\n"
+        if torn:                       # start appended results on a fresh line
+            with open(path, "a") as f:
+                f.write("\n")
+    jobs = [dict(benchmark=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs,
+                 **run_kw) for e in episodes if e not in have]
     fh = open(path, "a") if path else None
 
     def record(r):
+        r["config"] = configs[r["episode"]]
         results.append(r)
         if fh:
             fh.write(json.dumps(r) + "\n")
@@ -143,7 +183,8 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
         if fh:
             fh.close()
     results.sort(key=lambda r: r["episode"])
-    return {"benchmark": task, "split": split, "agent": agent, **spec.aggregate(results), "results": results}
+    return {"benchmark": task, "split": split, "agent": agent, **spec.aggregate(results), "results": results,
+            "ignored": {"duplicates": dupes, "other_configurations": other, "unreadable_lines": junk}}
 
 
 def default_workers() -> int:

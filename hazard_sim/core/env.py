@@ -15,6 +15,7 @@ sensors), :meth:`cast_rays` (LiDAR), :meth:`is_free` / :meth:`line_blocked`
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -59,7 +60,7 @@ class EmbodiedEnv(gym.Env):
             raise ValueError(f"unknown split {split!r}: expected one of {', '.join(self.spec_b.dataset.splits)}")
         self.split, self.episode_index = split, episode
         self._spec_override = episode_spec
-        self.dataset_root = dataset_root
+        self.dataset_root = None if dataset_root is None else Path(dataset_root)
         self.camera = camera
         self.body_spec = body_spec if body_spec is not None else self.spec_b.body_spec
         self.hazards_affect_agent = hazards_affect_agent

@@ -21,11 +21,14 @@ GYM_NAMESPACE = "hazard_stack"
 @dataclass(frozen=True)
 class Dataset:
     """Where a benchmark's episodes come from: ``load(split, index, root) -> dict``,
-    ``validate(episode, where) -> dict`` and ``count(split, root) -> int``."""
+    ``validate(episode, where, spec) -> dict``, ``count(split, root) -> int`` and, optionally,
+    ``fingerprint(split, root) -> str`` (changes whenever the split's episodes do; sweeps
+    record it so that results of other episode files are never reused)."""
     load: Callable[..., dict]
     validate: Callable[..., dict]
     count: Callable[..., int]
     splits: tuple[str, ...] = ("train", "test")
+    fingerprint: Callable[..., str] | None = None
 
 
 @dataclass(frozen=True)

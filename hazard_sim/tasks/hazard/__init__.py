@@ -7,13 +7,15 @@ image, the rescue task with its compressed actions, and Value / Step / Damage.
 """
 from __future__ import annotations
 
+import hashlib
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
 from hazard_sim.catalog import category
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
-from hazard_sim.dataset import load_dataset, load_episode, validate_episode
+from hazard_sim.dataset import dataset_path, load_dataset, load_episode, validate_episode
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
 from hazard_sim.metrics import aggregate
@@ -71,12 +73,19 @@ def _validate(hazard: str, ep: dict, where: str, spec=None) -> dict:
     return ep
 
 
+def _fingerprint(hazard: str, split: str, root=None) -> str:
+    """sha256 of the split's episode file (any change of an episode changes it)."""
+    path = dataset_path(hazard, split, None if root is None else Path(root))
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
 def hazard_spec(hazard: str) -> BenchmarkSpec:
     return BenchmarkSpec(
         id=f"hazard/{hazard}",
         description=f"HAZARD {hazard}: rescue valuable objects from the {hazard}",
         dataset=Dataset(load=partial(load_episode, hazard), validate=partial(_validate, hazard),
-                        count=lambda split, root=None: len(load_dataset(hazard, split, root))),
+                        count=lambda split, root=None: len(load_dataset(hazard, split, root)),
+                        fingerprint=partial(_fingerprint, hazard)),
         build_world=partial(build_world, hazard),
         processes=(PROCESSES[hazard],),
         embodiment=humanoid,
