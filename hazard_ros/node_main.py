@@ -24,6 +24,7 @@ import threading
 import traceback
 
 import rclpy
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
@@ -97,6 +98,9 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
         except start_errors as exc:
             print((start_error_line or _start_error_line)(name, exc), file=sys.stderr, flush=True)
             return start_error_code
+        except ParameterException as exc:        # a parameter of the wrong type: one line, no traceback
+            print(f"[{name}] error: {exc}", file=sys.stderr, flush=True)
+            return 2
         executor = (MultiThreadedExecutor(num_threads=threads) if threads > 1
                     else SingleThreadedExecutor())
         executor.add_node(node)

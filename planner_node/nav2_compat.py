@@ -40,6 +40,7 @@ from nav2_msgs.action import FollowWaypoints, NavigateThroughPoses, NavigateToPo
 from nav2_msgs.msg import WaypointStatus
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 
 from hazard_ros import qos
 
@@ -156,7 +157,8 @@ class LocalizationPose:
         self.pub = node.create_publisher(PoseWithCovarianceStamped, "amcl_pose", qos.LATCHED)
         node.create_subscription(PoseWithCovarianceStamped, "initialpose", self._on_initial_pose, 10)
         if rate_hz > 0:
-            node.create_timer(1.0 / rate_hz, self.publish)
+            # wall time: in lock-step sim time stands still while nobody steps
+            node.create_timer(1.0 / rate_hz, self.publish, clock=Clock(clock_type=ClockType.STEADY_TIME))
 
     def publish(self) -> bool:
         got = self.pose_fn()

@@ -54,8 +54,10 @@ from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, Twist
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from std_srvs.srv import Trigger
@@ -119,7 +121,8 @@ class NavigationNode(Node):
         gain = float(p("control_gain", 0.0).value)
         gain = gain if gain > 0 else (1.0 if self.lockstep else 0.6)
         self.max_recoveries = int(p("max_recoveries", 2).value)
-        self.max_navigation_time = float(p("max_navigation_time", 0.0).value)
+        self.max_navigation_time = float(p("max_navigation_time", 0.0, ParameterDescriptor(
+            description="goal time limit (s; 0: none)", dynamic_typing=True)).value)   # 0 or 0.0 from a launch file
         self.global_frame = str(p("global_frame", "map").value)
         self.base_frame = str(p("robot_base_frame", "base_link").value)
         self.wait_timeout = float(p("wait_timeout", 10.0).value)
@@ -179,7 +182,9 @@ class NavigationNode(Node):
         self.lifecycle = nav2_compat.LifecycleStates(self, lifecycle_names) if lifecycle_names else None
         if self.lifecycle is not None:
             self.lifecycle.transition("configure")          # unconfigured -> inactive
-            self.create_timer(0.2, self._update_lifecycle, callback_group=self._client_group)
+            # wall time: in lock-step sim time stands still while nobody steps
+            self.create_timer(0.2, self._update_lifecycle, callback_group=self._client_group,
+                              clock=Clock(clock_type=ClockType.STEADY_TIME))
         if localization_rate > 0:
             nav2_compat.LocalizationPose(self, self._pose_for_localization, localization_rate, self.global_frame)
         if waypoint_servers:
