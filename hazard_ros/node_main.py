@@ -8,7 +8,8 @@ is running. That gave tracebacks, recordings with an unindexed last chunk, and
 flag; the main loop notices it within ``poll`` seconds and then, in this order:
 
 1. calls the node's ``on_shutdown()`` if it has one (stop goals, close files) while the
-   context is still valid;
+   context is still valid, then spins (at most 2 s) until its ``shutdown_drained()`` is
+   true (e.g. the results of aborted goals have gone out);
 2. shuts the executor down (waits for running callbacks) and destroys the node;
 3. shuts rclpy down.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 import traceback
 
 import rclpy
@@ -127,6 +129,12 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
         if node is not None and hasattr(node, "on_shutdown"):
             try:
                 node.on_shutdown()
+                # let the work on_shutdown started go out (e.g. aborted goals' results)
+                drained = getattr(node, "shutdown_drained", None)
+                end = time.monotonic() + 2.0
+                while (executor is not None and drained is not None and not drained()
+                       and time.monotonic() < end and rclpy.ok()):
+                    executor.spin_once(timeout_sec=0.05)
             except Exception:  # noqa: BLE001
                 traceback.print_exc()
                 code = code or 1

@@ -148,6 +148,8 @@ class NavigationNode(Node):
         self._drive_lock = threading.Lock()
         self._active_goal = None
         self._stopping = threading.Event()
+        self._running_goals = 0
+        self._last_goal_end = 0.0
         self.lifecycle = self.waypoints = None
         self.cycle_times: list[float] = []      # wall s per control cycle, waiting included (diagnostics)
         self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
@@ -230,6 +232,11 @@ class NavigationNode(Node):
                 self._drive_lock.release()
         if self.lifecycle is not None:
             self.lifecycle.transition("shutdown")
+
+    def shutdown_drained(self) -> bool:
+        """No goal runs any more, and the executor had 0.3 s to send their (aborted) results."""
+        with self._cv:
+            return self._running_goals == 0 and time.monotonic() - self._last_goal_end > 0.3
 
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
@@ -417,6 +424,16 @@ class NavigationNode(Node):
                                           throttle_duration_sec=5.0)
 
     def _execute(self, gh):
+        with self._cv:
+            self._running_goals += 1
+        try:
+            return self._execute_goal(gh)
+        finally:
+            with self._cv:
+                self._running_goals -= 1
+                self._last_goal_end = time.monotonic()
+
+    def _execute_goal(self, gh):
         my_id = bytes(gh.goal_id.uuid)
         self._active_goal = my_id          # a newer goal preempts the running one
         result = NavigateToPose.Result()
@@ -531,7 +548,11 @@ class NavigationNode(Node):
             self._stop()
             result.error_code = int(exc.code)
             result.error_msg = exc.message
-            self.get_logger().warning(f"navigation failed ({exc.code.name}): {exc.message}")
+            if self._stopping.is_set():              # the wait ended because this node stops
+                result.error_code, result.error_msg = int(ErrorCode.UNKNOWN), "navigation node shutting down"
+                self.get_logger().info("goal aborted: navigation node shutting down")
+            else:
+                self.get_logger().warning(f"navigation failed ({exc.code.name}): {exc.message}")
             if gh.is_active:
                 gh.abort()
             return result
