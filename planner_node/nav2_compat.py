@@ -265,7 +265,7 @@ class WaypointServers:
     def _through(self, gh):
         req = gh.request
         result = NavigateThroughPoses.Result()
-        poses = list(req.poses.poses)
+        poses = list(req.poses.goals)
         if req.behavior_tree:
             result.error_code = NavigateThroughPoses.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
             result.error_msg = f"behavior tree {req.behavior_tree!r} not supported: this navigator has no BT engine"

@@ -272,7 +272,7 @@ class Navigator:
         """Send a NavigateThroughPoses goal (``poses``: nav_msgs/Goals or a list of PoseStamped)."""
         goal = NavigateThroughPoses.Goal(behavior_tree=behavior_tree)
         if isinstance(poses, (list, tuple)):
-            goal.poses.poses = list(poses)
+            goal.poses.goals = list(poses)
             if poses:
                 goal.poses.header = poses[0].header
         else:

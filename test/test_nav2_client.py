@@ -175,6 +175,27 @@ def test_nav2_simple_commander_sequence(ros_env, tmp_path):
         assert res.status == GoalStatus.STATUS_SUCCEEDED and not res.result.missed_waypoints
         assert sorted({f.feedback.current_waypoint for f in fb}) == [0, 1]
         print(f"\nactive after {active_s:.1f} s, 2.5 m goal {goal_s:.1f} s wall, cancel {cancel_s * 1e3:.0f} ms")
+
+        # our commander with nav2_simple_commander's method names and behaviour
+        from planner_node.ros_commander import Navigator, RunningTask, TaskResult
+        nav = Navigator.create("our_commander", context=ctx)
+        try:
+            nav.waitUntilNav2Active()
+            assert nav.goToPose(c.pose(START_X + 0.5, START_Y)) == RunningTask.NAVIGATE_TO_POSE
+            while not nav.isTaskComplete():
+                nav.getFeedback()
+            assert nav.getResult() == TaskResult.SUCCEEDED and nav.getTaskError() == (0, "")
+            assert nav.goThroughPoses([c.pose(START_X + 1.0, START_Y), c.pose(START_X + 1.0, START_Y + 0.6)])
+            while not nav.isTaskComplete():
+                pass
+            assert nav.getResult() == TaskResult.SUCCEEDED, nav.getTaskError()
+            assert nav.goToPose(c.pose(START_X, START_Y), behavior_tree="x.xml")
+            while not nav.isTaskComplete():
+                pass
+            assert nav.getResult() == TaskResult.FAILED
+            assert nav.getTaskError()[0] == NavigateToPose.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
+        finally:
+            nav.destroyNode()
     finally:
         c.node.destroy_node()
         rclpy.shutdown(context=ctx)
@@ -204,7 +225,7 @@ def test_ctrl_c_and_sigterm_stop_every_node_cleanly(ros_env, tmp_path):
                 t = time.monotonic() + 0.5
                 while time.monotonic() < t:
                     c.ex.spin_once(timeout_sec=0.05)
-            out = _stop(proc, signal.SIGTERM if k % 2 == 1 else signal.SIGINT)
+            out = _stop(proc, signal.SIGTERM if k % 4 in (1, 2) else signal.SIGINT)   # both, +- recording
             _assert_clean(out, proc.returncode)
             if k % 3 != 1:
                 res = c.spin_until(result, 10.0)            # the goal ends ABORTED, with a reason
