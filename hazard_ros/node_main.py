@@ -89,8 +89,11 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
     :class:`StopRequested`; ``work_errors`` are reported as one line with exit code 2, any
     other exception as one line with exit code 1.
     """
+    from hazard_ros.entry import EARLY_STOP
     flag = StopFlag()
     previous = install_signal_handlers(flag)
+    if EARLY_STOP.is_set():                    # Ctrl-C while the modules were loading
+        return 0
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     node = executor = None
     code = 0
@@ -107,17 +110,29 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
                     else SingleThreadedExecutor())
         executor.add_node(node)
         flag.executor = executor
+        if EARLY_STOP.is_set():                # ... or while the node was being created
+            flag.set()
         if work is not None:
             return_code = _run_work(node, name, executor, flag, work, work_errors, poll)
             code = return_code
             return code
-        while not flag.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=poll)
+        # The executor spins in its own thread; the main thread only waits on Python-level
+        # events, so a signal's handler runs at once (a main thread blocked in rcl_wait, e.g.
+        # on a sim-time timer without /clock, would never run it).
+        failure = []
+        spinner = threading.Thread(target=_spin, args=(executor, flag, poll, failure), name=f"{name}-executor")
+        spinner.start()
+        while spinner.is_alive() and not flag.is_set():
+            flag.event.wait(poll)
             if stop_code is not None:
                 wanted = stop_code(node)
                 if wanted is not None:
                     code = int(wanted)
                     break
+        flag.set()
+        spinner.join()
+        if failure:
+            code = 1
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:  # noqa: BLE001 - report and exit non-zero, but still clean up
@@ -155,11 +170,21 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
     return code
 
 
-def _run_work(node, name, executor, flag, work, work_errors, poll) -> int:
-    def spin():
+def _spin(executor, flag, poll, failure: list) -> None:
+    try:
         while not flag.is_set() and executor.context.ok():
             executor.spin_once(timeout_sec=poll)
-    spinner = threading.Thread(target=spin, name=f"{name}-executor")
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    except Exception:  # noqa: BLE001 - a callback's bug: report, stop the node, exit 1
+        traceback.print_exc()
+        failure.append(True)
+    finally:
+        flag.event.set()
+
+
+def _run_work(node, name, executor, flag, work, work_errors, poll) -> int:
+    spinner = threading.Thread(target=_spin, args=(executor, flag, poll, []), name=f"{name}-executor")
     spinner.start()
     code = 0
     try:

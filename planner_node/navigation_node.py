@@ -386,8 +386,12 @@ class NavigationNode(Node):
             # in order, and a single-threaded simulator takes subscriptions before services.
             # (Publisher.wait_for_all_acked would make sure, but Fast DDS acknowledges on its
             # 3 s heartbeat between processes: far too slow for every frame.)
-            if not self.step_client.wait_for_service(timeout_sec=self.wait_timeout):
-                raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
+            end = time.monotonic() + self.wait_timeout
+            while not self.step_client.wait_for_service(timeout_sec=0.1):
+                if self._stopping.is_set():
+                    raise _Preempted()
+                if time.monotonic() > end:
+                    raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
             fut = self.step_client.call_async(Trigger.Request())
             done = threading.Event()
             fut.add_done_callback(lambda _: self._notify(done))
