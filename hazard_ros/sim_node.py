@@ -268,7 +268,10 @@ class SimNode(Node):
             conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
         task = dict(env.task_description(), episode=env.spec_dict["index"], split=env.split,
                     scene=env.spec_dict["scene"], seed=self.p["seed"], bounds=list(env.world.scene.bounds),
-                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"])
+                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"],
+                    # frames between two messages of each sensor (null: off): in lock-step a
+                    # client knows which frames bring images (and so a new map)
+                    sensor_periods=dict(self.periods))
         self.pubs["task"].publish(conv.to_ros_json(task))
 
     def _due(self, sensor: str, frame: int, everything: bool) -> bool:

@@ -44,6 +44,7 @@ it cannot load.
 """
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
@@ -60,6 +61,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -148,6 +150,7 @@ class NavigationNode(Node):
         self._drive_lock = threading.Lock()
         self._active_goal = None
         self._stopping = threading.Event()
+        self._camera_period = 1          # lock-step: frames between camera images (from ``task``)
         self._running_goals = 0
         self._last_goal_end = 0.0
         self.lifecycle = self.waypoints = None
@@ -175,6 +178,7 @@ class NavigationNode(Node):
                                  callback_group=self._sub_group)
         if self.lockstep:
             self.step_client = self.create_client(Trigger, "sim/step", callback_group=self._client_group)
+            self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=self._sub_group)
         else:
             self.create_timer(1.0 / self.control_rate, self._on_tick, callback_group=self._sub_group)
         self.action_server = ActionServer(
@@ -285,6 +289,20 @@ class NavigationNode(Node):
                 if t.child_frame_id.lstrip("/") == self.base_frame and not static:
                     self._pose_stamp_ns = max(self._pose_stamp_ns, _stamp_ns(t.header.stamp))
             self._cv.notify_all()
+
+    def _on_task(self, msg: String) -> None:
+        """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
+        try:
+            period = json.loads(msg.data).get("sensor_periods", {}).get("camera", 1)
+        except (ValueError, AttributeError):
+            return
+        with self._cv:
+            self._camera_period = max(1, int(period)) if period else 0
+            self._cv.notify_all()
+
+    def _map_due(self, frame: int) -> bool:
+        """Lock-step: does ``frame`` bring a new map (a camera frame)?"""
+        return self.lockstep_wait_map and self._camera_period > 0 and frame % self._camera_period == 0
 
     def _on_tick(self) -> None:
         with self._cv:
@@ -410,11 +428,12 @@ class NavigationNode(Node):
                 raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step answered {resp.message!r}, "
                                                          "expected the new frame number") from None
             need = int(round(frame * self.frame_dt * 1e9))
+            map_due = self._map_due(frame)
             ok = self._wait(lambda: self._pose_stamp_ns >= need and
-                            (not self.lockstep_wait_map or self._map_stamp_ns >= need), self.wait_timeout)
+                            (not map_due or self._map_stamp_ns >= need), self.wait_timeout)
             if not ok:
                 what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
-                if self.lockstep_wait_map and self._map_stamp_ns < need:
+                if map_due and self._map_stamp_ns < need:
                     what.append("map (is mapping_node running?)")
                 raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
                                                          f"within {self.wait_timeout:g} s")
@@ -469,8 +488,13 @@ class NavigationNode(Node):
                     # use_sim_time, as in Nav2 examples) names no frame: do not wait for it
                     if need > max(self._pose_stamp_ns, self.get_clock().now().nanoseconds) + 5_000_000_000:
                         need = -1
+                    frame_ns = int(round(self.frame_dt * 1e9))
+                    goal_frame = need // frame_ns if need >= 0 else 0
+                    period = self._camera_period
+                    # the map of the goal's frame is the one of the last camera frame up to it
+                    map_need = (goal_frame - goal_frame % period) * frame_ns if period else -1
                     if need >= 0 and not self._wait(lambda: self._pose_stamp_ns >= need and
-                                      (not self.lockstep_wait_map or self._map_stamp_ns >= need),
+                                      (not self.lockstep_wait_map or self._map_stamp_ns >= map_need),
                                       self.wait_timeout):
                         self.get_logger().warning(f"lock-step: no pose / map of the goal's stamp "
                                                   f"{need * 1e-9:.1f} s; planning on the latest")
