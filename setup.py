@@ -29,12 +29,12 @@ setup(
         "console_scripts": [
             "hazard = hazard_sim.cli:main",
             "hazard_launch = hazard_ros.launcher:main",
-            "sim_node = hazard_ros.sim_node:main",
-            "perception_node = perception_node.perception_node:main",
-            "mapping_node = perception_node.mapping_node:main",
-            "navigation_node = planner_node.navigation_node:main",
-            "decision_node = planner_node.decision_node:main",
-            "mcap_recorder = hazard_ros.recorder_node:main",
+            "sim_node = hazard_ros.entry:sim_node",
+            "perception_node = hazard_ros.entry:perception_node",
+            "mapping_node = hazard_ros.entry:mapping_node",
+            "navigation_node = hazard_ros.entry:navigation_node",
+            "decision_node = hazard_ros.entry:decision_node",
+            "mcap_recorder = hazard_ros.entry:mcap_recorder",
         ],
     },
 )

@@ -699,14 +699,20 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
 
     stop = threading.Event()
+    watcher = None
     sim = next((p for p in desc.processes if p.is_node and p.exec == "sim_node"), None)
     if sim is not None and not opts.no_exit_on_metrics:
         ns = sim.namespace.strip("/")
         topic = f"/{ns}/episode/metrics" if ns else "/episode/metrics"
-        threading.Thread(target=_watch_metrics, args=(runner, topic, stop), daemon=True).start()
+        watcher = threading.Thread(target=_watch_metrics, args=(runner, topic, stop), daemon=True)
+        watcher.start()
     runner.start()
     code = runner.wait()
     stop.set()
+    if watcher is not None:
+        # its rclpy context must be shut down before the interpreter exits: a thread still
+        # inside rclpy at exit ends in "terminate called without an active exception"
+        watcher.join(timeout=5.0)
     if runner.metrics is not None:
         text = json.dumps(runner.metrics, indent=2, sort_keys=True)
         print(text)

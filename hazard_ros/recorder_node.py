@@ -1,7 +1,12 @@
-"""``mcap_recorder``: record every topic of a run to an MCAP file (rosbag2's MCAP layout).
+"""``mcap_recorder``: record every topic of a run as a rosbag2 bag (directory + MCAP).
 
-rosbag2 is not on PyPI, so this small recorder writes what rosbag2's MCAP storage
-plugin writes: profile ``ros2``; one schema per type named ``pkg/msg/Type`` with
+rosbag2 is not on PyPI, so this small recorder writes what ``ros2 bag record -s mcap``
+writes: a directory ``OUTPUT/`` holding ``OUTPUT_0.mcap`` and ``metadata.yaml`` (rosbag2
+bag format version 9: storage ``mcap``, per-topic type, serialization format, offered QoS
+profiles, type hash and message count, per-file start / duration / count, written when the
+recording ends, atomically), so ``ros2 bag info/play OUTPUT``, rosbags' ``AnyReader`` and
+the ``mcap`` tools open it. The MCAP file holds what rosbag2's MCAP storage plugin writes:
+profile ``ros2``; one schema per type named ``pkg/msg/Type`` with
 encoding ``ros2msg`` and the full message definition (the type's ``.msg`` text,
 then each dependency after a ``====...`` line and ``MSG: pkg/Type``, depth first,
 as rosbag2 concatenates them); channels with message encoding ``cdr`` and the
@@ -15,9 +20,16 @@ Topics are discovered every ``discovery_period`` seconds; each subscription asks
 for the QoS the publishers offer (reliable / transient local only when every
 publisher offers it, as rosbag2 does), so latched topics are recorded too.
 
-Run: ``mcap_recorder --ros-args -p output:=run.mcap [-p topics:="['/odom']"]
+Stopping: SIGINT and SIGTERM only set a flag (``hazard_ros.node_main``); the recorder then
+stops taking messages, finishes the MCAP file (last chunk, indexes, summary) and writes
+``metadata.yaml``, so a recording stopped at any moment is complete and consistent (a
+signal can no longer interrupt a write half-way). Killed with SIGKILL, the MCAP file has
+no summary and there is no ``metadata.yaml`` (``ros2 bag reindex`` restores it).
+
+Run: ``mcap_recorder --ros-args -p output:=runs/ep0 [-p topics:="['/odom']"]
 [-p exclude:='.*image_raw'] [-p compression:=zstd|lz4|none]``.
-Read back: ``mcap.reader.make_reader`` + ``rclpy.serialization.deserialize_message``.
+Read back: ``rosbags.highlevel.AnyReader([Path('runs/ep0')])``, or ``mcap.reader.make_reader``
+on ``runs/ep0/ep0_0.mcap`` + ``rclpy.serialization.deserialize_message``.
 """
 from __future__ import annotations
 
@@ -25,14 +37,18 @@ import importlib
 import os
 import re
 import sys
+import threading
 from functools import partial
 from pathlib import Path
 
-import rclpy
+import yaml
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile, ReliabilityPolicy
+
+from hazard_ros.node_main import run_node
+
+BAG_VERSION = 9
 
 SEPARATOR = "=" * 80 + "\n"
 PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16",
@@ -134,6 +150,49 @@ def qos_profiles_yaml(profiles) -> str:
     return "\n".join(out) + "\n"
 
 
+_POLICY_NAMES = {
+    "history": {HistoryPolicy.SYSTEM_DEFAULT: "system_default", HistoryPolicy.KEEP_LAST: "keep_last",
+                HistoryPolicy.KEEP_ALL: "keep_all"},
+    "reliability": {ReliabilityPolicy.SYSTEM_DEFAULT: "system_default", ReliabilityPolicy.RELIABLE: "reliable",
+                    ReliabilityPolicy.BEST_EFFORT: "best_effort", ReliabilityPolicy.BEST_AVAILABLE: "best_available"},
+    "durability": {DurabilityPolicy.SYSTEM_DEFAULT: "system_default", DurabilityPolicy.TRANSIENT_LOCAL:
+                   "transient_local", DurabilityPolicy.VOLATILE: "volatile",
+                   DurabilityPolicy.BEST_AVAILABLE: "best_available"},
+    "liveliness": {LivelinessPolicy.SYSTEM_DEFAULT: "system_default", LivelinessPolicy.AUTOMATIC: "automatic",
+                   LivelinessPolicy.MANUAL_BY_TOPIC: "manual_by_topic",
+                   LivelinessPolicy.BEST_AVAILABLE: "best_available"},
+}
+
+
+def _duration_dict(d) -> dict:
+    ns = int(getattr(d, "nanoseconds", 0))
+    return {"sec": ns // 1_000_000_000, "nsec": ns % 1_000_000_000}
+
+
+def qos_profiles_v9(profiles) -> list[dict]:
+    """``offered_qos_profiles`` of a bag version 9 ``metadata.yaml`` (policy names as text)."""
+    out = []
+    for q in profiles or []:
+        out.append({
+            "history": _POLICY_NAMES["history"].get(q.history, "unknown"), "depth": int(q.depth),
+            "reliability": _POLICY_NAMES["reliability"].get(q.reliability, "unknown"),
+            "durability": _POLICY_NAMES["durability"].get(q.durability, "unknown"),
+            "deadline": _duration_dict(q.deadline), "lifespan": _duration_dict(q.lifespan),
+            "liveliness": _POLICY_NAMES["liveliness"].get(q.liveliness, "unknown"),
+            "liveliness_lease_duration": _duration_dict(q.liveliness_lease_duration),
+            "avoid_ros_namespace_conventions": bool(q.avoid_ros_namespace_conventions)})
+    return out
+
+
+def bag_paths(output: str) -> tuple[Path, Path]:
+    """(bag directory, MCAP file) of an ``output`` parameter, as ``ros2 bag record -o`` names
+    them: ``DIR/`` and ``DIR/DIR_0.mcap`` (a trailing ``.mcap`` is dropped from DIR)."""
+    d = Path(output).expanduser()
+    if d.suffix == ".mcap":
+        d = d.with_suffix("")
+    return d, d / f"{d.name}_0.mcap"
+
+
 def request_qos(profiles) -> QoSProfile:
     """rosbag2's adaptation: reliable / transient local only if every publisher offers it."""
     qos = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST)
@@ -158,7 +217,7 @@ class Recorder(Node):
 
         def param(name, default, doc):
             return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
-        output = str(param("output", "", "MCAP file to write (.mcap added if missing)"))
+        output = str(param("output", "", "bag directory to create (rosbag2 layout: metadata.yaml + MCAP)"))
         topics = list(param("topics", [""], "topics to record (empty: all)"))
         exclude = str(param("exclude", "", "regular expression of topics not to record"))
         period = float(param("discovery_period", 1.0, "seconds between topic discoveries"))
@@ -176,10 +235,16 @@ class Recorder(Node):
         except re.error as exc:
             raise ValueError(f"parameter 'exclude' is not a regular expression: {exc}") from None
         self.only = {t if t.startswith("/") else "/" + t for t in topics if t}
-        path = Path(output).expanduser()
-        self.path = path if path.suffix == ".mcap" else path.with_name(path.name + ".mcap")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.bag_dir, self.path = bag_paths(output)
+        if self.bag_dir.exists() and (not self.bag_dir.is_dir() or any(self.bag_dir.iterdir())):
+            raise ValueError(f"output {str(self.bag_dir)!r} already exists (rosbag2 does not overwrite a bag); "
+                             "remove it or choose another name")
+        self.bag_dir.mkdir(parents=True, exist_ok=True)
         self._file = open(self.path, "wb")
+        self._lock = threading.Lock()
+        self.topic_info: dict[str, dict] = {}
+        self.first_ns: int | None = None
+        self.last_ns: int | None = None
         self.writer = Writer(self._file, compression=kinds[compression])
         self.writer.start(profile=Profile.ROS2, library="hazard_stack mcap_recorder")
         self.writer.add_metadata("rosbag2", {"serialized_metadata": "",
@@ -227,7 +292,13 @@ class Recorder(Node):
             meta = {"offered_qos_profiles": qos_profiles_yaml(profiles)}
             if type_hash.startswith("RIHS"):
                 meta["topic_type_hash"] = type_hash
-            channel = self.writer.register_channel(topic, "cdr", self.schemas[type_name], meta)
+            with self._lock:
+                if self.closed:
+                    return
+                channel = self.writer.register_channel(topic, "cdr", self.schemas[type_name], meta)
+            self.topic_info[topic] = {"name": topic, "type": type_name, "serialization_format": "cdr",
+                                      "offered_qos_profiles": qos_profiles_v9(profiles),
+                                      "type_description_hash": type_hash if type_hash.startswith("RIHS") else ""}
             self.channels[topic] = channel
             self.counts[topic] = 0
             self.create_subscription(cls, topic, partial(self._on_message, topic, channel),
@@ -236,22 +307,53 @@ class Recorder(Node):
 
     def _on_message(self, topic: str, channel: int, data: bytes, info) -> None:
         """Write one message: log time = receive time (node clock), publish time = send time."""
-        if self.closed:
-            return
         now = self.get_clock().now().nanoseconds
         sent = int(info.get("source_timestamp") or 0) or now
-        self.writer.add_message(channel, log_time=now, data=bytes(data), publish_time=sent,
-                                sequence=self.counts[topic])
-        self.counts[topic] += 1
+        with self._lock:
+            if self.closed:
+                return
+            self.writer.add_message(channel, log_time=now, data=bytes(data), publish_time=sent,
+                                    sequence=self.counts[topic])
+            self.counts[topic] += 1
+            self.first_ns = now if self.first_ns is None else min(self.first_ns, now)
+            self.last_ns = now if self.last_ns is None else max(self.last_ns, now)
+
+    def metadata(self) -> dict:
+        """The bag's ``metadata.yaml`` content (rosbag2 version 9)."""
+        start = self.first_ns or 0
+        duration = (self.last_ns - self.first_ns) if self.first_ns is not None else 0
+        total = sum(self.counts.values())
+        rel = self.path.name
+        return {"rosbag2_bagfile_information": {
+            "version": BAG_VERSION, "storage_identifier": "mcap",
+            "duration": {"nanoseconds": duration}, "starting_time": {"nanoseconds_since_epoch": start},
+            "message_count": total,
+            "topics_with_message_count": [{"topic_metadata": self.topic_info[t], "message_count": self.counts[t]}
+                                          for t in self.topic_info],
+            "compression_format": "", "compression_mode": "",
+            "relative_file_paths": [rel],
+            "files": [{"path": rel, "starting_time": {"nanoseconds_since_epoch": start},
+                       "duration": {"nanoseconds": duration}, "message_count": total}],
+            "custom_data": {}, "ros_distro": os.environ.get("ROS_DISTRO", "kilted")}}
+
+    def on_shutdown(self) -> None:
+        self.close()
 
     def close(self) -> None:
-        """Finish the MCAP file (summary, indexes); further messages are ignored."""
-        if self.closed:
-            return
-        self.closed = True
-        self.writer.finish()
-        self._file.close()
-        text = f"recorded {sum(self.counts.values())} messages on {len(self.counts)} topics to {self.path}"
+        """Finish the MCAP file (last chunk, indexes, summary), then write ``metadata.yaml``
+        (atomically); further messages are ignored."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            self.writer.finish()
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+        tmp = self.bag_dir / "metadata.yaml.tmp"
+        tmp.write_text(yaml.safe_dump(self.metadata(), sort_keys=False))
+        os.replace(tmp, self.bag_dir / "metadata.yaml")
+        text = f"recorded {sum(self.counts.values())} messages on {len(self.counts)} topics to {self.bag_dir}"
         if self.context.ok():
             self.get_logger().info(text)
         else:                                   # after Ctrl-C the context is gone: no /rosout
@@ -259,25 +361,7 @@ class Recorder(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = Recorder()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except ValueError as exc:
-        print(f"[mcap_recorder] error: {exc}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+    return run_node(Recorder, "mcap_recorder", args)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,19 @@ Modes:
 * free-run (``lockstep: false``): a wall-clock timer advances one frame every
   ``0.1 / realtime_factor`` s; topics nobody subscribes to are not built.
 * lock-step (``lockstep: true``): frames only advance through ``sim/step``
-  (one frame, all sensors published before the response), ``pick_up`` and
-  ``drop``. Sensor topics are then reliable and transient-local (depth 2), so
-  a node that starts late still gets the current frame.
+  (one frame; the sensors due at that frame, at their rates in sim time as in
+  free-run, published before the response), ``pick_up`` and ``drop`` (every
+  sensor at the action's last frame). Sensor topics are then reliable and
+  transient-local (depth 2), so a node that starts late still gets the current
+  frame; while nobody steps (``idle_republish`` wall seconds), ``/clock``,
+  ``odom``, the odom TF and both camera infos of the current frame are
+  published again every ``idle_republish`` s for volatile subscribers.
+
+Cameras: ``camera/color/camera_info`` and ``camera/depth/camera_info`` (the depth
+image is registered to the colour camera: same intrinsics and frame) beside the
+images. Free-run image / camera-info QoS: ``camera_qos`` ``reliable`` (default, as
+common ROS 2 camera drivers publish: reliable and best-effort subscribers both
+receive it) or ``best_effort``.
 
 Run: ``sim_node --ros-args -p benchmark:=hazard/flood -p episode:=3 -p lockstep:=true``
 (``-p task:=flood`` is the older spelling of the same).
@@ -27,17 +37,16 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import CameraInfo, Image, Imu, NavSatFix, PointCloud2
 from std_msgs.msg import String
@@ -46,6 +55,8 @@ from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
 from hazard_ros import conversions as conv
+from hazard_ros import qos as qos_profiles
+from hazard_ros.node_main import run_node
 from hazard_sim import teleop
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
@@ -66,6 +77,7 @@ PUBLISHED_TOPICS = {
     "camera/color/image_raw": "sensor_msgs/msg/Image",
     "camera/color/camera_info": "sensor_msgs/msg/CameraInfo",
     "camera/depth/image_raw": "sensor_msgs/msg/Image",
+    "camera/depth/camera_info": "sensor_msgs/msg/CameraInfo",
     "camera/segmentation/image_raw": "sensor_msgs/msg/Image",
     "camera/segmentation/label_info": "vision_msgs/msg/LabelInfo",
     "thermal/image_raw": "sensor_msgs/msg/Image",
@@ -104,6 +116,9 @@ PARAMETERS = {
     "hazards_affect_agent": (False, bool, "HAZARD's harder setting: the hazard slows / blocks / pushes the body"),
     "cmd_vel_timeout": (0.5, float, "stop when no cmd_vel arrived for this long (sim s)"),
     "realtime_factor": (1.0, float, "free-run speed: sim seconds per wall second"),
+    "camera_qos": ("reliable", str, "free-run image / camera_info QoS: reliable | best_effort"),
+    "idle_republish": (1.0, float, "lock-step: republish clock, odom, TF, camera infos every this many wall s "
+                                   "while nobody steps (0: never)"),
     "datum_latitude": (40.4433, float, "GPS datum: latitude (deg) of the map origin"),
     "datum_longitude": (-79.9436, float, "GPS datum: longitude (deg) of the map origin"),
     "datum_altitude": (300.0, float, "GPS datum: altitude (m) of the map origin"),
@@ -161,12 +176,13 @@ class SimNode(Node):
         # the field a world process offers: temperature | water_level | None
         self.channel = next((q.channel for q in env.world.processes if q.channel), None)
 
-        cam_qos = LOCKSTEP_SENSOR if p["lockstep"] else qos_profile_sensor_data
+        cam_qos = qos_profiles.camera_publisher_qos(p["lockstep"], p["camera_qos"])
         sensor_qos = LOCKSTEP_SENSOR if p["lockstep"] else 10
         self.pubs = {}
         for topic, qos in (("/clock", 10), ("/tf", TF_QOS), ("/tf_static", LATCHED), ("odom", sensor_qos),
                            ("camera/color/image_raw", cam_qos), ("camera/color/camera_info", cam_qos),
-                           ("camera/depth/image_raw", cam_qos), ("camera/segmentation/image_raw", cam_qos),
+                           ("camera/depth/image_raw", cam_qos), ("camera/depth/camera_info", cam_qos),
+                           ("camera/segmentation/image_raw", cam_qos),
                            ("camera/segmentation/label_info", LATCHED), ("gps/fix", sensor_qos),
                            ("imu/data", sensor_qos), ("lidar/points", sensor_qos), ("task", LATCHED),
                            ("episode/metrics", LATCHED), ("episode/status", LATCHED)):
@@ -184,6 +200,10 @@ class SimNode(Node):
         self._publish_static()
         self._publish_frame(everything=True)
         self.timer = None
+        self._last_step = None
+        self._last_camera_info = None
+        if p["lockstep"] and p["idle_republish"] > 0:
+            self.create_timer(p["idle_republish"], self._on_idle, clock=Clock(clock_type=ClockType.STEADY_TIME))
         if not p["lockstep"]:
             self.timer = self.create_timer(FRAME_DT / p["realtime_factor"], self._on_timer,
                                            clock=Clock(clock_type=ClockType.STEADY_TIME))
@@ -214,6 +234,11 @@ class SimNode(Node):
         for name in ("cmd_vel_timeout", "realtime_factor", "lidar_range"):
             if not 0.0 < out[name] < math.inf:
                 raise ValueError(f"parameter {name!r} must be > 0, got {out[name]}")
+        if out["camera_qos"] not in qos_profiles.CAMERA_QOS_CHOICES:
+            raise ValueError(f"parameter 'camera_qos' must be one of {', '.join(qos_profiles.CAMERA_QOS_CHOICES)}, "
+                             f"got {out['camera_qos']!r}")
+        if out["idle_republish"] < 0:
+            raise ValueError(f"parameter 'idle_republish' must be >= 0 s (0: never), got {out['idle_republish']}")
         if out["frame_limit"] < 0:
             raise ValueError(f"parameter 'frame_limit' must be >= 0 (0: the task's), got {out['frame_limit']}")
         if out["lidar_beams"] <= 0 or out["lidar_rings"] <= 0:
@@ -252,7 +277,10 @@ class SimNode(Node):
             conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
         task = dict(env.task_description(), episode=env.spec_dict["index"], split=env.split,
                     scene=env.spec_dict["scene"], seed=self.p["seed"], bounds=list(env.world.scene.bounds),
-                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"], benchmark=env.benchmark, channel=self.channel)
+                    frame_dt=FRAME_DT, lockstep=self.p["lockstep"], benchmark=env.benchmark, channel=self.channel,
+                    # frames between two messages of each sensor (null: off): in lock-step a
+                    # client knows which frames bring images (and so a new map)
+                    sensor_periods=dict(self.periods))
         self.pubs["task"].publish(conv.to_ros_json(task))
 
     def _due(self, sensor: str, frame: int, everything: bool) -> bool:
@@ -293,9 +321,11 @@ class SimNode(Node):
                            ("camera/segmentation/image_raw", "seg")):
             if self._wanted(topic, everything):
                 self.pubs[topic].publish(conv.to_ros_image(obs[key], stamp, frame_id))
-        if self._wanted("camera/color/camera_info", everything):
-            self.pubs["camera/color/camera_info"].publish(
-                conv.to_ros_camera_info(obs["camera_K"], cam.width, cam.height, stamp, frame_id))
+        info = conv.to_ros_camera_info(obs["camera_K"], cam.width, cam.height, stamp, frame_id)
+        self._last_camera_info = info
+        for topic in ("camera/color/camera_info", "camera/depth/camera_info"):
+            if self._wanted(topic, everything):
+                self.pubs[topic].publish(info)
         if want_hazard:
             self.pubs[self.hazard_topic].publish(conv.to_ros_image(obs["hazard"], stamp, frame_id, "32FC1"))
 
@@ -344,14 +374,34 @@ class SimNode(Node):
             return True
         return False
 
+    def _on_idle(self) -> None:
+        """Lock-step and nobody stepping: publish the current frame's state again for volatile
+        subscribers (same stamps; the sensors' transient-local history serves late ones)."""
+        now = time.monotonic()
+        if self._last_step is not None and now - self._last_step < self.p["idle_republish"]:
+            return
+        env = self.env
+        frame = env.world.frame
+        stamp = conv.stamp_from_frame(frame)
+        x, y, yaw = float(env.agent.xy[0]), float(env.agent.xy[1]), float(env.agent.yaw)
+        self.pubs["/clock"].publish(conv.to_ros_clock(frame))
+        self.pubs["/tf"].publish(conv.to_ros_tf_message(
+            [conv.to_ros_transform(conv.planar_matrix(x, y, yaw), stamp, "odom", "base_link")]))
+        vb = self.tracker.v_body
+        self.pubs["odom"].publish(conv.to_ros_odometry(x, y, yaw, vb[0], self.tracker.wz, stamp, vy=vb[1]))
+        if self._last_camera_info is not None:
+            for topic in ("camera/color/camera_info", "camera/depth/camera_info"):
+                self.pubs[topic].publish(self._last_camera_info)
+
     def _on_step(self, request, response):
         if not self.p["lockstep"]:
             response.success, response.message = False, "sim/step is only served in lock-step mode (lockstep:=true)"
             return response
         if self._over(response):
             return response
+        self._last_step = time.monotonic()
         self._advance_frame()
-        self._publish_frame(everything=True)
+        self._publish_frame()                 # the sensors due at this frame (their rates, in sim time)
         response.success, response.message = True, str(self.env.world.frame)
         return response
 
@@ -393,24 +443,7 @@ class SimNode(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SimNode()
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except ValueError as exc:
-        print(f"[sim_node] error: {exc}", file=sys.stderr)
-        return 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
-    return 0
+    return run_node(SimNode, "sim_node", args)
 
 
 if __name__ == "__main__":

@@ -37,12 +37,10 @@ import sys
 import time
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import Point
 from nav_msgs.msg import OccupancyGrid, Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import CameraInfo, Image
@@ -52,6 +50,7 @@ from vision_msgs.msg import Detection3DArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
+from hazard_ros.node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
 from perception_node.mapping import MappingCore, ObjectObservation
@@ -389,27 +388,14 @@ class MappingNode(Node):
         self.pub_markers.publish(object_markers(mem["objects"], Header(stamp=stamp, frame_id=self.map_frame)))
 
 
+def _cannot_start(name: str, exc: Exception) -> str:
+    text = str(exc) if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+    return f"[{name}] cannot start: {text}"
+
+
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    logger = rclpy.logging.get_logger("mapping_node")
-    try:
-        node = MappingNode()
-    except Exception as exc:                 # bad parameters, missing weights, ...: no traceback
-        logger.error(f"cannot start: {exc}" if isinstance(exc, ValueError)
-                     else f"cannot start: {type(exc).__name__}: {exc}")
-        rclpy.try_shutdown()
-        return 1
-    code = 0
-    try:
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(MappingNode, "mapping_node", args, start_errors=(Exception,), start_error_code=1,
+                    start_error_line=_cannot_start)
 
 
 if __name__ == "__main__":

@@ -33,11 +33,9 @@ import sys
 import time
 
 import numpy as np
-import rclpy
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
@@ -54,6 +52,7 @@ from vision_msgs.msg import (
 )
 
 from hazard_ros import conversions as conv
+from hazard_ros.node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from perception_node.detectors import Detection, DetectorError, make_detector
 from perception_node.projection import StampSync, TfWaitQueue, backproject_detection
@@ -429,29 +428,15 @@ class PerceptionNode(Node):
         self.pub_3d.publish(out)
 
 
+def _cannot_start(name: str, exc: Exception) -> str:
+    """Bad parameters, missing weights, ...: one line, no traceback."""
+    text = str(exc) if isinstance(exc, (DetectorError, ValueError)) else f"{type(exc).__name__}: {exc}"
+    return f"[{name}] cannot start: {text}"
+
+
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    logger = rclpy.logging.get_logger("perception_node")
-    try:
-        node = PerceptionNode()
-    except Exception as exc:                 # bad parameters, missing weights, ...: no traceback
-        logger.error(f"cannot start: {exc}" if isinstance(exc, (DetectorError, ValueError))
-                     else f"cannot start: {type(exc).__name__}: {exc}")
-        rclpy.try_shutdown()
-        return 1
-    code = 0
-    try:
-        executor = SingleThreadedExecutor()
-        executor.add_node(node)
-        while rclpy.ok() and node.fatal is None:
-            executor.spin_once(timeout_sec=0.1)
-        code = 1 if node.fatal else 0
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(PerceptionNode, "perception_node", args, start_errors=(Exception,), start_error_code=1,
+                    start_error_line=_cannot_start, stop_code=lambda node: 1 if node.fatal else None)
 
 
 if __name__ == "__main__":

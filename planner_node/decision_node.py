@@ -43,7 +43,6 @@ from builtin_interfaces.msg import Time as TimeMsg
 from nav_msgs.msg import OccupancyGrid, Odometry
 from rcl_interfaces.srv import GetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
@@ -61,6 +60,7 @@ from hazard_ros.conversions import (
     quaternion_to_yaw,
     time_to_ns,
 )
+from hazard_ros.node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent
@@ -537,32 +537,8 @@ class DecisionNode(Node):
 
 
 def main(args=None) -> int:
-    rclpy.init(args=args)
-    node = None
-    executor = None
-    code = 0
-    try:
-        node = DecisionNode()
-        executor = MultiThreadedExecutor(num_threads=4)
-        executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
-        spinner.start()
-        node.run()
-    except (ValueError, TimeoutError) as exc:
-        print(f"[decision_node] error: {exc}", flush=True)
-        code = 2
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    except Exception as exc:  # noqa: BLE001 - an agent's bug: one clear line, not a traceback
-        print(f"[decision_node] error: {type(exc).__name__}: {exc}", flush=True)
-        code = 1
-    finally:
-        if executor is not None:
-            executor.shutdown(timeout_sec=2.0)
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return code
+    return run_node(DecisionNode, "decision_node", args, threads=4, work=lambda node: node.run(),
+                    work_errors=(ValueError, TimeoutError))
 
 
 if __name__ == "__main__":

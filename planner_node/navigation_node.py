@@ -31,9 +31,20 @@ Parameters (read once at start-up):
   global_frame (map), robot_base_frame (base_link)
   wait_timeout (10 s wall)   how long to wait for a map, a pose, a ``sim/step`` answer
   lockstep_wait_map (true)   lock-step: also wait for the ``map`` of the new frame
+  lifecycle_names ([bt_navigator, amcl, ~])  names whose lifecycle_msgs state services
+                             (``<name>/get_state``, ...) this node answers, as Nav2 clients
+                             (nav2_simple_commander's ``waitUntilNav2Active``) expect; ``~`` is
+                             this node; [''] for none (see planner_node/nav2_compat.py)
+  localization_rate (1 Hz)   ``amcl_pose`` (the exact simulated pose; 0: not published)
+  waypoint_servers (true)    also serve ``follow_waypoints`` and ``navigate_through_poses``
+
+A goal's ``behavior_tree`` must be empty: this navigator has no behavior-tree engine, so a
+named tree fails the goal with ``FAILED_TO_LOAD_BEHAVIOR_TREE`` (9001), as Nav2 does for a tree
+it cannot load.
 """
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
@@ -44,16 +55,21 @@ from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, Twist
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
+from hazard_ros.node_main import run_node
+from hazard_ros.params import declare_bool
 from hazard_ros.tf_math import TfBuffer, TfLookupError
+from planner_node import nav2_compat
 from planner_node.navigation import (
     HUMANOID_MAX_ANGULAR,
     HUMANOID_MAX_LINEAR,
@@ -101,9 +117,9 @@ class NavigationNode(Node):
     def __init__(self, node_name: str = "navigation_node", **kwargs):
         super().__init__(node_name, **kwargs)
         p = self.declare_parameter
-        self.enabled = bool(p("enabled", True).value)
+        self.enabled = declare_bool(self, "enabled", True, "false: no navigation server (use real Nav2)")
         self.robot_radius = float(p("robot_radius", 0.25).value)
-        self.lockstep = bool(p("lockstep", False).value)
+        self.lockstep = declare_bool(self, "lockstep", False, "step the simulator (sim/step) every cycle")
         self.control_rate = float(p("control_rate", 10.0).value)
         self.frame_dt = float(p("frame_dt", 0.1).value)
         xy_tol = float(p("xy_goal_tolerance", 0.25).value)
@@ -115,11 +131,16 @@ class NavigationNode(Node):
         gain = float(p("control_gain", 0.0).value)
         gain = gain if gain > 0 else (1.0 if self.lockstep else 0.6)
         self.max_recoveries = int(p("max_recoveries", 2).value)
-        self.max_navigation_time = float(p("max_navigation_time", 0.0).value)
+        self.max_navigation_time = float(p("max_navigation_time", 0.0, ParameterDescriptor(
+            description="goal time limit (s; 0: none)", dynamic_typing=True)).value)   # 0 or 0.0 from a launch file
         self.global_frame = str(p("global_frame", "map").value)
         self.base_frame = str(p("robot_base_frame", "base_link").value)
         self.wait_timeout = float(p("wait_timeout", 10.0).value)
-        self.lockstep_wait_map = bool(p("lockstep_wait_map", True).value)
+        self.lockstep_wait_map = declare_bool(self, "lockstep_wait_map", True, "lock-step: wait for the new map")
+        lifecycle_names = [n for n in p("lifecycle_names", ["bt_navigator", "amcl", "~"]).value if n]
+        localization_rate = float(p("localization_rate", 1.0).value)
+        waypoint_servers = declare_bool(self, "waypoint_servers", True,
+                                        "serve follow_waypoints, navigate_through_poses")
         if self.control_rate <= 0:
             raise ValueError(f"control_rate must be > 0, got {self.control_rate}")
         period = self.frame_dt if self.lockstep else 1.0 / self.control_rate
@@ -137,6 +158,11 @@ class NavigationNode(Node):
         self._tick = 0
         self._drive_lock = threading.Lock()
         self._active_goal = None
+        self._stopping = threading.Event()
+        self._camera_period = 1          # lock-step: frames between camera images (from ``task``)
+        self._running_goals = 0
+        self._last_goal_end = 0.0
+        self.lifecycle = self.waypoints = None
         self.cycle_times: list[float] = []      # wall s per control cycle, waiting included (diagnostics)
         self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
 
@@ -161,15 +187,69 @@ class NavigationNode(Node):
                                  callback_group=self._sub_group)
         if self.lockstep:
             self.step_client = self.create_client(Trigger, "sim/step", callback_group=self._client_group)
+            self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=self._sub_group)
         else:
             self.create_timer(1.0 / self.control_rate, self._on_tick, callback_group=self._sub_group)
         self.action_server = ActionServer(
             self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
             goal_callback=self._on_goal, cancel_callback=lambda _: CancelResponse.ACCEPT,
             callback_group=self._action_group, result_timeout=60)
+        self.lifecycle = nav2_compat.LifecycleStates(self, lifecycle_names) if lifecycle_names else None
+        if self.lifecycle is not None:
+            self.lifecycle.transition("configure")          # unconfigured -> inactive
+            # wall time: in lock-step sim time stands still while nobody steps
+            self.create_timer(0.2, self._update_lifecycle, callback_group=self._client_group,
+                              clock=Clock(clock_type=ClockType.STEADY_TIME))
+        if localization_rate > 0:
+            nav2_compat.LocalizationPose(self, self._pose_for_localization, localization_rate, self.global_frame)
+        if waypoint_servers:
+            self.waypoints = nav2_compat.WaypointServers(self, ACTION_NAME)
         self.get_logger().info(
             f"navigate_to_pose ready ({'lock-step' if self.lockstep else f'{self.control_rate:g} Hz'}, "
             f"robot radius {self.robot_radius:.2f} m)")
+
+    # ------------------------------------------------------------ Nav2 client support
+    def _ready(self) -> bool:
+        with self._cv:
+            return self._map is not None and self._tf.can_transform(self.global_frame, self.base_frame)
+
+    def _update_lifecycle(self) -> None:
+        if not self._stopping.is_set():
+            self.lifecycle.set_ready(self._ready())
+
+    def _pose_for_localization(self):
+        """((x, y, quaternion), stamp) of the base in the global frame, or None."""
+        try:
+            pose, stamp = self._robot_pose()
+        except NavigationError:
+            return None
+        ns = max(stamp, 0)
+        from builtin_interfaces.msg import Time
+        return (pose[0], pose[1], yaw_to_quaternion(float(pose[2]))), Time(sec=ns // 1_000_000_000,
+                                                                           nanosec=ns % 1_000_000_000)
+
+    def on_shutdown(self) -> None:
+        """Ctrl-C / SIGTERM (hazard_ros.node_main): end running goals (aborted, robot stopped)
+        and the lifecycle (-> finalized) while the context is still valid."""
+        self._stopping.set()
+        if self.waypoints is not None:
+            self.waypoints.stopping.set()
+        with self._cv:
+            self._active_goal = b"shutdown"
+            self._cv.notify_all()
+        if self._drive_lock.acquire(timeout=3.0):   # the goal loop lets go of it between cycles
+            try:
+                if self.enabled:
+                    self._stop()
+            finally:
+                self._drive_lock.release()
+        if self.lifecycle is not None:
+            self.lifecycle.transition("shutdown")
+
+    def shutdown_drained(self) -> bool:
+        """No goal runs any more, and the executor had 0.3 s to send their (aborted) results."""
+        with self._cv:
+            return self._running_goals == 0 and time.monotonic() - self._last_goal_end > 0.3
 
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
@@ -219,19 +299,38 @@ class NavigationNode(Node):
                     self._pose_stamp_ns = max(self._pose_stamp_ns, _stamp_ns(t.header.stamp))
             self._cv.notify_all()
 
+    def _on_task(self, msg: String) -> None:
+        """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
+        try:
+            period = json.loads(msg.data).get("sensor_periods", {}).get("camera", 1)
+        except (ValueError, AttributeError):
+            return
+        with self._cv:
+            self._camera_period = max(1, int(period)) if period else 0
+            self._cv.notify_all()
+
+    def _map_due(self, frame: int) -> bool:
+        """Lock-step: does ``frame`` bring a new map (a camera frame)?"""
+        return self.lockstep_wait_map and self._camera_period > 0 and frame % self._camera_period == 0
+
     def _on_tick(self) -> None:
         with self._cv:
             self._tick += 1
             self._cv.notify_all()
 
     # ------------------------------------------------------------ helpers
+    def _notify(self, event: threading.Event) -> None:
+        event.set()
+        with self._cv:
+            self._cv.notify_all()
+
     def _wait(self, predicate, timeout: float) -> bool:
         """Wait (wall time) until ``predicate()`` holds, waking on every input."""
         end = time.monotonic() + timeout
         with self._cv:
             while not predicate():
                 left = end - time.monotonic()
-                if left <= 0 or not rclpy.ok(context=self.context):
+                if left <= 0 or not rclpy.ok(context=self.context) or self._stopping.is_set():
                     return predicate()
                 self._cv.wait(min(left, 0.2))
             return True
@@ -314,15 +413,20 @@ class NavigationNode(Node):
             # in order, and a single-threaded simulator takes subscriptions before services.
             # (Publisher.wait_for_all_acked would make sure, but Fast DDS acknowledges on its
             # 3 s heartbeat between processes: far too slow for every frame.)
-            # (Client.wait_for_service polls with 0.25 s sleeps; this wakes on any input instead)
-            if not self._wait(self.step_client.service_is_ready, self.wait_timeout):
-                raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
+            end = time.monotonic() + self.wait_timeout
+            while not self.step_client.wait_for_service(timeout_sec=0.1):
+                if self._stopping.is_set():
+                    raise _Preempted()
+                if time.monotonic() > end:
+                    raise NavigationError(ErrorCode.UNKNOWN, "lock-step: service sim/step is not available")
             fut = self.step_client.call_async(Trigger.Request())
             done = threading.Event()
-            fut.add_done_callback(lambda _: done.set())
-            if not done.wait(self.wait_timeout):
+            fut.add_done_callback(lambda _: self._notify(done))
+            if not self._wait(lambda: done.is_set() or self._stopping.is_set(), self.wait_timeout):
                 raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: sim/step did not answer within "
                                                          f"{self.wait_timeout:g} s")
+            if self._stopping.is_set():
+                raise _Preempted()
             resp = fut.result()
             if resp is None or not resp.success:
                 raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step failed: "
@@ -333,11 +437,12 @@ class NavigationNode(Node):
                 raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step answered {resp.message!r}, "
                                                          "expected the new frame number") from None
             need = int(round(frame * self.frame_dt * 1e9))
+            map_due = self._map_due(frame)
             ok = self._wait(lambda: self._pose_stamp_ns >= need and
-                            (not self.lockstep_wait_map or self._map_stamp_ns >= need), self.wait_timeout)
+                            (not map_due or self._map_stamp_ns >= need), self.wait_timeout)
             if not ok:
                 what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
-                if self.lockstep_wait_map and self._map_stamp_ns < need:
+                if map_due and self._map_stamp_ns < need:
                     what.append("map (is mapping_node running?)")
                 raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
                                                          f"within {self.wait_timeout:g} s")
@@ -351,11 +456,28 @@ class NavigationNode(Node):
                                           throttle_duration_sec=5.0)
 
     def _execute(self, gh):
+        with self._cv:
+            self._running_goals += 1
+        try:
+            return self._execute_goal(gh)
+        finally:
+            with self._cv:
+                self._running_goals -= 1
+                self._last_goal_end = time.monotonic()
+
+    def _execute_goal(self, gh):
         my_id = bytes(gh.goal_id.uuid)
         self._active_goal = my_id          # a newer goal preempts the running one
         result = NavigateToPose.Result()
         recoveries = 0
         t0 = None
+        if gh.request.behavior_tree:
+            result.error_code = NavigateToPose.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
+            result.error_msg = (f"behavior tree {gh.request.behavior_tree!r} not supported: this navigator has no "
+                                "behavior-tree engine (send an empty behavior_tree)")
+            self.get_logger().warning(result.error_msg)
+            gh.abort()
+            return result
         try:
             with self._drive_lock:
                 if self._active_goal != my_id:
@@ -371,8 +493,17 @@ class NavigationNode(Node):
                 if self.lockstep:
                     # a stamped goal was decided on that frame: plan on its pose and map
                     need = _stamp_ns(gh.request.pose.header.stamp)
-                    if not self._wait(lambda: self._pose_stamp_ns >= need and
-                                      (not self.lockstep_wait_map or self._map_stamp_ns >= need),
+                    # a stamp far ahead of the simulation (wall-clock time of a client without
+                    # use_sim_time, as in Nav2 examples) names no frame: do not wait for it
+                    if need > max(self._pose_stamp_ns, self.get_clock().now().nanoseconds) + 5_000_000_000:
+                        need = -1
+                    frame_ns = int(round(self.frame_dt * 1e9))
+                    goal_frame = need // frame_ns if need >= 0 else 0
+                    period = self._camera_period
+                    # the map of the goal's frame is the one of the last camera frame up to it
+                    map_need = (goal_frame - goal_frame % period) * frame_ns if period else -1
+                    if need >= 0 and not self._wait(lambda: self._pose_stamp_ns >= need and
+                                      (not self.lockstep_wait_map or self._map_stamp_ns >= map_need),
                                       self.wait_timeout):
                         self.get_logger().warning(f"lock-step: no pose / map of the goal's stamp "
                                                   f"{need * 1e-9:.1f} s; planning on the latest")
@@ -446,7 +577,8 @@ class NavigationNode(Node):
                     del self.cycle_times[:-1000], self.compute_times[:-1000]
         except _Preempted:
             result.error_code = ErrorCode.UNKNOWN
-            result.error_msg = "preempted by a newer goal"
+            result.error_msg = ("navigation node shutting down" if self._stopping.is_set()
+                                else "preempted by a newer goal")
             if gh.is_active:
                 gh.abort()
             return result
@@ -454,7 +586,11 @@ class NavigationNode(Node):
             self._stop()
             result.error_code = int(exc.code)
             result.error_msg = exc.message
-            self.get_logger().warning(f"navigation failed ({exc.code.name}): {exc.message}")
+            if self._stopping.is_set():              # the wait ended because this node stops
+                result.error_code, result.error_msg = int(ErrorCode.UNKNOWN), "navigation node shutting down"
+                self.get_logger().info("goal aborted: navigation node shutting down")
+            else:
+                self.get_logger().warning(f"navigation failed ({exc.code.name}): {exc.message}")
             if gh.is_active:
                 gh.abort()
             return result
@@ -485,20 +621,12 @@ class NavigationNode(Node):
         gh.publish_feedback(fb)
 
 
-def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = NavigationNode()
-        executor = MultiThreadedExecutor(num_threads=4)
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+def main(args=None) -> int:
+    return run_node(NavigationNode, "navigation_node", args, threads=4)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
 
 
 __all__ = ["NavigationNode", "PUBLISHED_TOPICS", "ACTION_NAME", "main"]

@@ -14,8 +14,17 @@ package's ``navigation_node`` and with real Nav2 (same ``nav2_msgs/action/Naviga
 Spinning: when nobody else spins ``node`` the Navigator spins it itself (like
 BasicNavigator, which is a node of its own).  When the node already belongs to an executor
 that another thread spins (the decision node does this), the Navigator only waits on
-futures.  The camelCase names of BasicNavigator (``goToPose``, ``isTaskComplete``, ...)
-are aliases.
+futures.
+
+nav2_simple_commander compatibility: the camelCase methods behave like BasicNavigator's
+(Kilted) so a script written for one runs on the other: ``waitUntilNav2Active(navigator,
+localizer)`` asks ``<localizer>/get_state`` (lifecycle_msgs/GetState) until ``active``, then
+for amcl waits for ``amcl_pose`` (publishing ``initialpose``), then ``<navigator>/get_state``;
+``goToPose`` / ``goThroughPoses`` / ``followWaypoints`` return a :class:`RunningTask` or None
+when rejected; ``isTaskComplete(task)`` spins 0.1 s and records ``getTaskError()``;
+``getFeedback``, ``getResult`` (:class:`TaskResult`), ``cancelTask``, ``setInitialPose``,
+``clearTaskError``, ``destroyNode``.  ``Navigator.create(name)`` makes a node of its own,
+like ``BasicNavigator()``.
 """
 from __future__ import annotations
 
@@ -24,13 +33,15 @@ import time
 from enum import IntEnum
 
 from action_msgs.msg import GoalStatus
-from geometry_msgs.msg import PoseStamped
-from nav2_msgs.action import NavigateToPose
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from lifecycle_msgs.srv import GetState
+from nav2_msgs.action import FollowWaypoints, NavigateThroughPoses, NavigateToPose
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.task import Future
 
+from hazard_ros import qos
 from hazard_sim.rotations import yaw_to_quaternion
 
 
@@ -40,6 +51,17 @@ class TaskResult(IntEnum):
     SUCCEEDED = 1
     CANCELED = 2
     FAILED = 3
+
+
+class RunningTask(IntEnum):
+    """Which long-running task a handle belongs to (nav2_simple_commander's values)."""
+    NONE = 0
+    NAVIGATE_TO_POSE = 1
+    NAVIGATE_THROUGH_POSES = 2
+    FOLLOW_WAYPOINTS = 4
+
+    def __bool__(self) -> bool:           # BasicNavigator returns an Enum member: always true
+        return True
 
 
 def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "map", stamp=None) -> PoseStamped:
@@ -73,6 +95,20 @@ class Navigator:
         self.status: int = GoalStatus.STATUS_UNKNOWN
         self.error_code: int = 0
         self.error_msg: str = ""
+        self._clients = {RunningTask.NAVIGATE_TO_POSE: self.client}
+        self._initial_pose = PoseStamped()
+        self._initial_pose.header.frame_id = "map"
+        self._initial_pose_received = False
+        self._initial_pose_pub = None
+        self._amcl_sub = None
+
+    @classmethod
+    def create(cls, node_name: str = "basic_navigator", namespace: str = "", context=None) -> "Navigator":
+        """A Navigator on a node of its own (like ``BasicNavigator()``); ``destroyNode()`` ends it."""
+        from rclpy.node import Node
+        nav = cls(Node(node_name, namespace=namespace, context=context))
+        nav._owns_node = True
+        return nav
 
     # ------------------------------------------------------------ spinning
     def _spins_itself(self) -> bool:
@@ -194,21 +230,179 @@ class Navigator:
                 break
         return self.get_result()
 
+    # ------------------------------------------------------------ nav2_simple_commander API
+    def _client(self, task: RunningTask) -> ActionClient:
+        if task not in self._clients:
+            action = {RunningTask.NAVIGATE_THROUGH_POSES: (NavigateThroughPoses, "navigate_through_poses"),
+                      RunningTask.FOLLOW_WAYPOINTS: (FollowWaypoints, "follow_waypoints")}[task]
+            self._clients[task] = ActionClient(self.node, action[0], action[1],
+                                               callback_group=ReentrantCallbackGroup())
+        return self._clients[task]
+
+    def _send(self, task: RunningTask, goal, what: str, unknown_code: int):
+        """BasicNavigator's send: wait for the server (forever, as it does), send, record."""
+        self.clearTaskError()
+        client = self._client(task)
+        while not client.server_is_ready():
+            self._log().info(f"{what!r} action server not available, waiting...",
+                             throttle_duration_sec=1.0)
+            self._pause(0.1)
+        if not self._server_seen:
+            self._pause(self.discovery_grace)
+            self._server_seen = True
+        self.feedback = None
+        self.status = GoalStatus.STATUS_UNKNOWN
+        self.goal_handle = self.result_future = None
+        send = client.send_goal_async(goal, feedback_callback=self._on_feedback)
+        self._wait_future(send, None)
+        self.goal_handle = send.result()
+        if self.goal_handle is None or not self.goal_handle.accepted:
+            self.setTaskError(unknown_code, f"{what} request was rejected!")
+            self._log().error(self.error_msg)
+            return None
+        self.result_future = self.goal_handle.get_result_async()
+        return task
+
+    def goToPose(self, pose: PoseStamped, behavior_tree: str = ""):
+        """Send a NavigateToPose goal; RunningTask.NAVIGATE_TO_POSE, or None if rejected."""
+        return self._send(RunningTask.NAVIGATE_TO_POSE, NavigateToPose.Goal(pose=pose, behavior_tree=behavior_tree),
+                          "NavigateToPose", NavigateToPose.Result.UNKNOWN)
+
+    def goThroughPoses(self, poses, behavior_tree: str = ""):
+        """Send a NavigateThroughPoses goal (``poses``: nav_msgs/Goals or a list of PoseStamped)."""
+        goal = NavigateThroughPoses.Goal(behavior_tree=behavior_tree)
+        if isinstance(poses, (list, tuple)):
+            goal.poses.goals = list(poses)
+            if poses:
+                goal.poses.header = poses[0].header
+        else:
+            goal.poses = poses
+        return self._send(RunningTask.NAVIGATE_THROUGH_POSES, goal, "NavigateThroughPoses",
+                          NavigateThroughPoses.Result.UNKNOWN)
+
+    def followWaypoints(self, poses):
+        """Send a FollowWaypoints goal; RunningTask.FOLLOW_WAYPOINTS, or None if rejected."""
+        return self._send(RunningTask.FOLLOW_WAYPOINTS, FollowWaypoints.Goal(poses=list(poses)),
+                          "FollowWaypoints", FollowWaypoints.Result.UNKNOWN)
+
+    def isTaskComplete(self, task: RunningTask = RunningTask.NONE) -> bool:
+        """BasicNavigator.isTaskComplete: spin up to 0.1 s; True when done (or nothing runs);
+        a failed task's error code and message go to :meth:`getTaskError`."""
+        if task is None:
+            self._log().error("Task is None, cannot check for completion")
+            return False
+        if self.result_future is None:
+            return True
+        if not self._wait_future(self.result_future, 0.1):
+            return False
+        response = self.result_future.result()
+        if response is None:
+            self.setTaskError(0, "No result received")
+            return True
+        self.status = response.status
+        if self.status != GoalStatus.STATUS_SUCCEEDED:
+            self.setTaskError(int(response.result.error_code), response.result.error_msg)
+        return True
+
+    def getFeedback(self, task: RunningTask = RunningTask.NONE):
+        return self.feedback
+
+    def cancelTask(self) -> None:
+        """Cancel the running task (BasicNavigator: waits for the cancel answer)."""
+        if self.result_future is not None and self.goal_handle is not None:
+            self._wait_future(self.goal_handle.cancel_goal_async(), None)
+        self.clearTaskError()
+
+    def clearTaskError(self) -> None:
+        self.error_code, self.error_msg = 0, ""
+
+    def setTaskError(self, error_code: int, error_msg: str) -> None:
+        self.error_code, self.error_msg = int(error_code), error_msg
+
+    def getTaskError(self) -> tuple[int, str]:
+        return self.error_code, self.error_msg
+
+    def _wait_active(self, node_name: str, poll: float = 2.0) -> None:
+        """BasicNavigator._waitForNodeToActivate: GetState on ``<node_name>/get_state`` until
+        the label is ``active``."""
+        client = self.node.create_client(GetState, f"{node_name}/get_state")
+        try:
+            while not client.service_is_ready():
+                self._log().info(f"{node_name}/get_state service not available, waiting...",
+                                 throttle_duration_sec=1.0)
+                self._pause(0.1)
+            while True:
+                future = client.call_async(GetState.Request())
+                self._wait_future(future, None)
+                result = future.result()
+                if result is not None and result.current_state.label == "active":
+                    return
+                self._pause(poll)
+        finally:
+            self.node.destroy_client(client)
+
+    def setInitialPose(self, initial_pose: PoseStamped) -> None:
+        self._initial_pose_received = False
+        self._initial_pose = initial_pose
+        self._publish_initial_pose()
+
+    def _publish_initial_pose(self) -> None:
+        if self._initial_pose_pub is None:
+            self._initial_pose_pub = self.node.create_publisher(PoseWithCovarianceStamped, "initialpose", 10)
+        msg = PoseWithCovarianceStamped()
+        msg.header = self._initial_pose.header
+        msg.pose.pose = self._initial_pose.pose
+        self._initial_pose_pub.publish(msg)
+
+    def _on_amcl_pose(self, msg) -> None:
+        self._initial_pose_received = True
+
+    def waitUntilNav2Active(self, navigator: str = "bt_navigator", localizer: str = "amcl") -> None:
+        """Block until the localizer and the navigator report ``active`` (BasicNavigator's
+        order and services), then until the navigate_to_pose server is discovered."""
+        if localizer != "robot_localization":
+            self._wait_active(localizer)
+        if localizer == "amcl":
+            if self._amcl_sub is None:
+                self._amcl_sub = self.node.create_subscription(PoseWithCovarianceStamped, "amcl_pose",
+                                                               self._on_amcl_pose, qos.LATCHED)
+            while not self._initial_pose_received:
+                self._publish_initial_pose()
+                self._pause(0.2)
+        self._wait_active(navigator)
+        self.wait_for_server()
+        self._log().info("Nav2 is ready for use!")
+
+    def info(self, msg: str) -> None:
+        self._log().info(msg)
+
+    def warn(self, msg: str) -> None:
+        self._log().warning(msg)
+
+    def error(self, msg: str) -> None:
+        self._log().error(msg)
+
+    def debug(self, msg: str) -> None:
+        self._log().debug(msg)
+
+    def destroyNode(self) -> None:
+        self.destroy()
+        if getattr(self, "_owns_node", False):
+            self.node.destroy_node()
+
+    destroy_node = destroyNode
+
     def destroy(self) -> None:
-        self.client.destroy()
+        for c in self._clients.values():
+            c.destroy()
+        self._clients = {}
         if self._own_executor is not None:
             if self.node.executor is self._own_executor:
                 self.node.executor = None          # detaches the node (remove_node alone does not)
             self._own_executor.shutdown()
             self._own_executor = None
 
-    # nav2_simple_commander names
-    goToPose = go_to_pose
-    isTaskComplete = is_task_complete
-    getFeedback = get_feedback
     getResult = get_result
-    cancelTask = cancel_task
-    waitUntilNav2Active = wait_for_server
 
 
-__all__ = ["Navigator", "TaskResult", "pose_stamped"]
+__all__ = ["Navigator", "RunningTask", "TaskResult", "pose_stamped"]

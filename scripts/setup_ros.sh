@@ -8,7 +8,7 @@
 #   1. pip-installs the pinned ROS 2 wheels of requirements-ros.txt (rclpy, Fast
 #      DDS, message packages, rosidl generators, ament CMake);
 #   2. installs cmake (and a C/C++ toolchain) with apt-get if they are missing;
-#   3. builds the interface packages under interfaces/ (tf2_msgs, vision_msgs,
+#   3. builds the interface packages under interfaces/ (tf2_msgs, vision_msgs, geographic_msgs,
 #      nav2_msgs: standard packages that are not on PyPI) with CMake into the
 #      venv, skipping those that already import and are up to date.
 # It is idempotent: a rerun with nothing changed takes about a second.
@@ -43,7 +43,7 @@ if [[ -n "${ROS_DISTRO:-}" ]] && command -v ros2 >/dev/null 2>&1; then
   log "A ROS 2 install is sourced (ROS_DISTRO=$ROS_DISTRO, ros2 at $(command -v ros2))."
   log "Nothing is installed or built: the distro's packages are used."
   missing=()
-  for pkg in rclpy tf2_msgs vision_msgs nav2_msgs; do
+  for pkg in rclpy tf2_msgs vision_msgs geographic_msgs nav2_msgs; do
     python3 -c "import $pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
   if ((${#missing[@]})); then
@@ -52,7 +52,7 @@ if [[ -n "${ROS_DISTRO:-}" ]] && command -v ros2 >/dev/null 2>&1; then
     die "these ROS 2 packages do not import with $(command -v python3): ${missing[*]}
     install them from the ROS apt repository, e.g.: sudo apt-get install$apt_names"
   fi
-  log "rclpy, tf2_msgs, vision_msgs and nav2_msgs all import. Done."
+  log "rclpy, tf2_msgs, vision_msgs, geographic_msgs and nav2_msgs all import. Done."
   exit 0
 fi
 if [[ -n "${ROS_DISTRO:-}" ]]; then

@@ -67,7 +67,25 @@ def test_overrides_and_recorder_condition(fake_bin):
     assert "benchmark:='hazard/flood'" in ros_params(bench)
     assert "-r" in procs["sim_node"].cmd and "__ns:=/robot1" in procs["sim_node"].cmd
     assert "agent:=mcts" in ros_params(procs["decision_node"].cmd)
-    assert ros_params(procs["mcap_recorder"].cmd) == ["output:='/tmp/run.mcap'"]
+    assert ros_params(procs["mcap_recorder"].cmd) == ["output:='/tmp/run.mcap'", "use_sim_time:=true"]
+
+
+def test_decision_navigation_timeout_and_sim_time_arguments(fake_bin):
+    procs = by_name(describe(LAUNCH_FILE, {}))
+    assert "decision_node" in procs and "mcap_recorder" not in procs
+    nav = ros_params(procs["navigation_node"].cmd)
+    # with the decision node: HAZARD's walk_to limit (exact in lock-step)
+    assert "max_navigation_time:=10.0" in nav and "enabled:=true" in nav
+    procs = by_name(describe(LAUNCH_FILE, {"decision": "false"}))
+    assert "decision_node" not in procs                      # a user's own commander drives
+    assert "max_navigation_time:=0.0" in ros_params(procs["navigation_node"].cmd)   # no time limit
+    procs = by_name(describe(LAUNCH_FILE, {"navigation": "false", "navigation_timeout": "42"}))
+    assert {"enabled:=false", "max_navigation_time:=42"} <= set(ros_params(procs["navigation_node"].cmd))
+    procs = by_name(describe(LAUNCH_FILE, {"use_sim_time": "false", "camera_qos": "best_effort"}))
+    for name in ("perception_node", "mapping_node", "navigation_node", "decision_node"):
+        assert "use_sim_time:=false" in ros_params(procs[name].cmd)
+    assert not any(p.startswith("use_sim_time") for p in ros_params(procs["sim_node"].cmd))  # the clock source
+    assert "camera_qos:=best_effort" in ros_params(procs["sim_node"].cmd)
 
 
 def test_unknown_argument_is_an_error(fake_bin, capsys):

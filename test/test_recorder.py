@@ -107,8 +107,9 @@ def test_records_live_topics_and_reads_back(ctx, tmp_path):
         ex.shutdown()
         rec.destroy_node()
         probe.destroy_node()
-    path = tmp_path / "run.mcap"
+    path = tmp_path / "run" / "run_0.mcap"
     assert rec.path == path and path.stat().st_size > 0
+    assert (tmp_path / "run" / "metadata.yaml").is_file()
 
     with open(path, "rb") as f:
         reader = mcap_reader.make_reader(f)
@@ -136,9 +137,13 @@ def test_records_live_topics_and_reads_back(ctx, tmp_path):
     assert len(got["/tf"]) == 5 and got["/tf"][0].transforms[0].child_frame_id == "base_link"
 
 
-def test_bad_output_parameter(ctx):
+def test_bad_output_parameter(ctx, tmp_path):
     with pytest.raises(ValueError, match="'output' is empty"):
         Recorder(context=ctx)
+    (tmp_path / "bag").mkdir()
+    (tmp_path / "bag" / "x").write_text("")
+    with pytest.raises(ValueError, match="already exists"):
+        Recorder(context=ctx, parameter_overrides=[Parameter("output", value=str(tmp_path / "bag"))])
     with pytest.raises(ValueError, match="compression"):
         Recorder(context=ctx, parameter_overrides=[Parameter("output", value="/tmp/x.mcap"),
                                                    Parameter("compression", value="gzip")])

@@ -434,3 +434,123 @@ def test_navigate_to_pose_action_round_trip(ros_context):
         executor.shutdown()
         server_node.destroy_node()
         client_node.destroy_node()
+
+
+# ------------------------------------------------------------------ nav2_msgs / geographic_msgs
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: upstream Kilted nav2_msgs 1.4.2 (ros-navigation/navigation2 nav2_msgs/CMakeLists.txt)
+NAV2_KILTED = {"action": 18, "srv": 13, "msg": 20}
+GEOGRAPHIC = {"msg": 16, "srv": 4}
+
+
+def _upstream_blobs() -> dict[str, str]:
+    out = {}
+    with open(os.path.join(REPO, "interfaces", "UPSTREAM_BLOBS.txt")) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                blob, path = line.split()
+                out[path] = blob
+    return out
+
+
+def _git_blob_id(path: str) -> str:
+    import hashlib
+    data = open(path, "rb").read()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def test_nav2_and_geographic_definitions_are_upstream_files():
+    """Every definition is byte-identical to the upstream file (git blob id from upstream's
+    tree), and nothing upstream is missing: the full Kilted nav2_msgs set."""
+    blobs = _upstream_blobs()
+    counts = {}
+    for rel, blob in blobs.items():
+        pkg, kind, _ = rel.split("/")
+        counts.setdefault(pkg, {}).setdefault(kind, 0)
+        counts[pkg][kind] += 1
+        assert _git_blob_id(os.path.join(REPO, "interfaces", rel)) == blob, f"{rel} differs from upstream"
+    assert counts == {"nav2_msgs": NAV2_KILTED, "geographic_msgs": GEOGRAPHIC}
+    for pkg in counts:
+        here = {f"{pkg}/{kind}/{name}" for kind in ("msg", "srv", "action")
+                if os.path.isdir(os.path.join(REPO, "interfaces", pkg, kind))
+                for name in os.listdir(os.path.join(REPO, "interfaces", pkg, kind))}
+        assert here == {r for r in blobs if r.startswith(pkg + "/")}, f"{pkg}: files not from upstream"
+
+
+def test_nav2_msgs_builds_every_interface_and_imports():
+    import importlib
+    for pkg, want in (("nav2_msgs", NAV2_KILTED), ("geographic_msgs", GEOGRAPHIC)):
+        for kind, n in want.items():
+            names = [f[:-len(kind) - 1] for f in os.listdir(os.path.join(REPO, "interfaces", pkg, kind))]
+            mod = importlib.import_module(f"{pkg}.{kind}")
+            assert len(names) == n
+            for name in names:
+                getattr(mod, name).__import_type_support__() if hasattr(getattr(mod, name),
+                                                                        "__import_type_support__") else None
+    # what nav2_simple_commander (Kilted) imports
+    from geographic_msgs.msg import GeoPose  # noqa: F401
+    from lifecycle_msgs.srv import GetState  # noqa: F401
+    from nav2_msgs.action import (  # noqa
+        AssistedTeleop,
+        BackUp,
+        ComputeAndTrackRoute,
+        ComputePathThroughPoses,
+        ComputePathToPose,
+        ComputeRoute,
+        DockRobot,
+        DriveOnHeading,
+        FollowGPSWaypoints,
+        FollowPath,
+        FollowWaypoints,
+        NavigateThroughPoses,
+        SmoothPath,
+        Spin,
+        UndockRobot,
+    )
+    from nav2_msgs.msg import Route  # noqa: F401
+    from nav2_msgs.srv import (  # noqa
+        ClearCostmapAroundRobot,
+        ClearCostmapExceptRegion,
+        ClearEntireCostmap,
+        GetCostmap,
+        LoadMap,
+        ManageLifecycleNodes,
+    )
+    from nav_msgs.msg import Goals  # noqa: F401
+
+
+def test_type_hashes_equal_an_independent_rihs01_implementation():
+    """The RIHS01 hash rosidl computed for every built nav2_msgs / geographic_msgs type equals
+    the one rosbags (an independent implementation of REP-2011) computes from the
+    definitions, and NavigateToPose keeps its known hash."""
+    typesys = pytest.importorskip("rosbags.typesys", reason="rosbags is not installed")
+    import pathlib
+    import re
+    share = pathlib.Path(sys.prefix) / "share"
+    built = {}
+    for pkg in ("geographic_msgs", "nav2_msgs"):
+        for j in (share / pkg).glob("*/*.json"):
+            for h in json.loads(j.read_text())["type_hashes"]:
+                built[h["type_name"]] = h["hash_string"]
+    types = {}
+    for pkg in ("geographic_msgs", "nav2_msgs"):
+        for f in sorted((pathlib.Path(REPO) / "interfaces" / pkg).glob("*/*")):
+            if f.suffix == ".msg":
+                types.update(typesys.get_types_from_msg(f.read_text(), f"{pkg}/msg/{f.stem}"))
+            elif f.suffix in (".srv", ".action"):
+                parts = re.split(r"^---\s*$", f.read_text(), flags=re.M)
+                suffixes = ["Request", "Response"] if f.suffix == ".srv" else ["Goal", "Result", "Feedback"]
+                for part, suffix in zip(parts, suffixes):
+                    # a bare type inside a .srv / .action is a message of the same package
+                    part = re.sub(r"^(\s*)([A-Z]\w*)(\[[^\]]*\])?(\s)",
+                                  lambda m: f"{m[1]}{pkg}/{m[2]}{m[3] or ''}{m[4]}", part, flags=re.M)
+                    types.update(typesys.get_types_from_msg(part, f"{pkg}/{f.parent.name}/{f.stem}_{suffix}"))
+    types = {k.replace("/srv/msg/", "/srv/").replace("/action/msg/", "/action/"): v for k, v in types.items()}
+    store = typesys.get_typestore(typesys.Stores.ROS2_KILTED)
+    store.register(types)
+    assert len(types) == 20 + 16 + 2 * (13 + 4) + 3 * 18
+    mismatched = {name: (store.hash_rihs01(name), built.get(name)) for name in types
+                  if store.hash_rihs01(name) != built.get(name)}
+    assert not mismatched
+    assert built["nav2_msgs/action/NavigateToPose"] == \
+        "RIHS01_a56dba8a3234a1215e610180dc703ae25bbf406dded8b54887891c9732857eab"

@@ -248,3 +248,57 @@ def test_bad_parameter_gives_one_clear_error(ctx):
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
     assert lines == ["[sim_node] error: unknown benchmark 'lava': expected one of hazard/fire, hazard/flood, "
                      "hazard/wind (or fire, flood, wind)"]
+
+
+
+RELIABLE_VOLATILE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+
+
+def test_camera_conventions_reliable_and_best_effort_subscribers(ctx):
+    """Free-run: depth camera_info beside the depth image (same intrinsics and frame), and
+    images / camera infos reach reliable (image_view style) and best-effort subscribers."""
+    h = Harness(ctx, task="fire", realtime_factor=4.0)
+    try:
+        cls = {"image": msg_class("sensor_msgs/msg/Image"), "info": msg_class("sensor_msgs/msg/CameraInfo")}
+        for qos_name, qos in (("rel", RELIABLE_VOLATILE), ("be", BEST_EFFORT)):
+            for topic, kind in (("camera/depth/image_raw", "image"), ("camera/depth/camera_info", "info"),
+                                ("camera/color/image_raw", "image"), ("camera/color/camera_info", "info")):
+                key = f"{qos_name}:{topic}"
+                h.got[key] = []
+                h.probe.create_subscription(cls[kind], topic, h.got[key].append, qos)
+        assert h.spin_until(lambda: all(len(v) >= 2 for v in h.got.values())), \
+            {k: len(v) for k, v in h.got.items()}
+        depth_info, color_info = h.got["rel:camera/depth/camera_info"][-1], h.got["rel:camera/color/camera_info"][-1]
+        assert depth_info.header.frame_id == h.got["rel:camera/depth/image_raw"][-1].header.frame_id
+        assert np.allclose(conv.from_ros_camera_info(depth_info), conv.from_ros_camera_info(color_info))
+        assert (depth_info.width, depth_info.height) == (64, 48)
+        offered = h.probe.get_publishers_info_by_topic("/camera/depth/image_raw")[0].qos_profile
+        assert offered.reliability == ReliabilityPolicy.RELIABLE
+    finally:
+        h.close()
+
+
+def test_lockstep_honours_sensor_rates_and_republishes_state_when_idle(ctx):
+    h = Harness(ctx, task="fire", lockstep=True, gps_rate=2.0, lidar_rate=5.0, idle_republish=0.3)
+    try:
+        h.listen("gps/fix", msg_class("sensor_msgs/msg/NavSatFix"), 10)
+        h.listen("lidar/points", msg_class("sensor_msgs/msg/PointCloud2"), 10)
+        h.listen("camera/depth/image_raw", msg_class("sensor_msgs/msg/Image"), 10)
+        for _ in range(10):
+            assert h.call("sim/step").success
+        assert h.spin_until(lambda: any(conv.frame_from_stamp(m.header.stamp) == 10
+                                        for m in h.got["camera/depth/image_raw"]))
+        h.spin_until(lambda: False, 0.1)
+        frames = {t: sorted({conv.frame_from_stamp(m.header.stamp) for m in h.got[t]} - {0})
+                  for t in ("gps/fix", "lidar/points", "camera/depth/image_raw")}
+        assert frames["gps/fix"] == [5, 10]                  # 2 Hz in sim time, as in free-run
+        assert frames["lidar/points"] == [2, 4, 6, 8, 10]
+        assert frames["camera/depth/image_raw"] == list(range(1, 11))
+        # a volatile subscriber that comes late still gets odom and camera info of frame 10
+        h.listen("odom", msg_class("nav_msgs/msg/Odometry"), RELIABLE_VOLATILE)
+        h.listen("camera/depth/camera_info", msg_class("sensor_msgs/msg/CameraInfo"), RELIABLE_VOLATILE)
+        assert h.spin_until(lambda: h.got["odom"] and h.got["camera/depth/camera_info"], 5.0)
+        assert conv.frame_from_stamp(h.got["odom"][-1].header.stamp) == 10
+        assert h.sim.env.world.frame == 10                    # republishing does not step
+    finally:
+        h.close()

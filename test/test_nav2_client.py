@@ -1,0 +1,243 @@
+"""The launched stack driven over DDS the way a nav2_simple_commander script drives Nav2, and
+stopped with Ctrl-C / SIGTERM.
+
+``test_nav2_simple_commander_sequence`` calls, in BasicNavigator's order (Kilted):
+``amcl/get_state`` (lifecycle_msgs/GetState) until active, waits for ``amcl_pose`` while
+publishing ``initialpose``, ``bt_navigator/get_state`` until active, then NavigateToPose goals
+stamped with the client's own (wall) clock as Nav2 examples do: feedback, success, cancel,
+a named behavior tree (FAILED_TO_LOAD_BEHAVIOR_TREE), and FollowWaypoints. It uses plain rclpy
+clients, not our commander, so it checks the server side independently.
+
+``test_ctrl_c_and_sigterm_stop_every_node_cleanly`` starts ``hazard_launch`` repeatedly (4 times,
+``HAZARD_SHUTDOWN_RUNS=10`` for ten) (with and
+without a recording, with a goal under way) and stops it with SIGINT or SIGTERM: every node must
+exit with code 0, with no traceback and no abort, and each recording must be a readable bag.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+try:
+    import rclpy
+    from action_msgs.msg import GoalStatus
+    from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+    from lifecycle_msgs.msg import State
+    from lifecycle_msgs.srv import GetState
+    from nav2_msgs.action import FollowWaypoints, NavigateToPose
+    from rclpy.action import ActionClient
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+except Exception as exc:  # ImportError, or OSError from a missing shared library
+    pytest.skip(f"rclpy / nav2_msgs cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
+
+from hazard_ros import qos  # noqa: E402
+
+TEST_TIME_LIMIT_S = 170
+REPO = Path(__file__).resolve().parents[1]
+LAUNCH_ARGS = ["decision:=false", "camera_width:=96", "camera_height:=72"]
+START_X, START_Y = 0.554, 1.887                      # fire/test/0: the humanoid's start
+
+
+def _launch(env, *args) -> subprocess.Popen:
+    code = "import sys; from hazard_ros.launcher import main; sys.exit(main())"
+    return subprocess.Popen([sys.executable, "-c", code, *LAUNCH_ARGS, *args, "--grace", "8"], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen, sig=signal.SIGINT, timeout=40) -> str:
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        out = proc.communicate(timeout=timeout)[0].decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out = proc.communicate()[0].decode(errors="replace")
+        pytest.fail(f"hazard_launch did not stop within {timeout} s:\n{out[-3000:]}")
+    return out
+
+
+def _assert_clean(out: str, code: int) -> None:
+    assert code == 0, out[-4000:]
+    for bad in ("Traceback", "terminate called", "crashed", "sending SIGTERM", "sending SIGKILL", "core dumped"):
+        assert bad not in out, f"{bad!r} in the output:\n{out[-4000:]}"
+
+
+class Client:
+    """A node doing what nav2_simple_commander's BasicNavigator does, with plain rclpy."""
+
+    def __init__(self, ctx):
+        self.node = rclpy.create_node("basic_navigator_like", context=ctx)
+        self.ex = SingleThreadedExecutor(context=ctx)
+        self.ex.add_node(self.node)
+        self.amcl_poses = []
+        self.node.create_subscription(PoseWithCovarianceStamped, "amcl_pose", self.amcl_poses.append, qos.LATCHED)
+        self.initial_pose = self.node.create_publisher(PoseWithCovarianceStamped, "initialpose", 10)
+        self.nav = ActionClient(self.node, NavigateToPose, "navigate_to_pose")
+        self.wp = ActionClient(self.node, FollowWaypoints, "follow_waypoints")
+
+    def spin_until(self, fut, timeout):
+        self.ex.spin_until_future_complete(fut, timeout_sec=timeout)
+        assert fut.done(), "no answer"
+        return fut.result()
+
+    def wait_active(self, name: str, deadline: float) -> str:
+        client = self.node.create_client(GetState, f"{name}/get_state")
+        while not client.wait_for_service(timeout_sec=0.5):
+            assert time.monotonic() < deadline, f"{name}/get_state never appeared"
+        while True:
+            state = self.spin_until(client.call_async(GetState.Request()), 5.0).current_state
+            if state.label == "active":
+                assert state.id == State.PRIMARY_STATE_ACTIVE
+                return state.label
+            assert state.label in ("unconfigured", "inactive"), state
+            assert time.monotonic() < deadline, f"{name} stayed {state.label}"
+            time.sleep(0.3)
+
+    def pose(self, x, y, yaw=0.0) -> PoseStamped:
+        p = PoseStamped()
+        p.header.frame_id = "map"
+        p.header.stamp = self.node.get_clock().now().to_msg()      # wall clock, as Nav2 examples
+        p.pose.position.x, p.pose.position.y = x, y
+        p.pose.orientation.z, p.pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
+        return p
+
+    def send(self, client, goal, feedback):
+        assert client.wait_for_server(timeout_sec=20.0)
+        gh = self.spin_until(client.send_goal_async(goal, feedback_callback=feedback.append), 10.0)
+        assert gh.accepted
+        return gh
+
+
+def test_nav2_simple_commander_sequence(ros_env, tmp_path):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = _launch(env, "navigation_timeout:=0")
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=ros_env)
+    c = Client(ctx)
+    try:
+        deadline = time.monotonic() + 60
+        # waitUntilNav2Active(): localizer, its pose, navigator
+        t0 = time.monotonic()
+        assert c.wait_active("amcl", deadline) == "active"
+        while not c.amcl_poses:
+            c.initial_pose.publish(PoseWithCovarianceStamped())
+            c.ex.spin_once(timeout_sec=0.2)
+            assert time.monotonic() < deadline, "no amcl_pose"
+        assert math.hypot(c.amcl_poses[-1].pose.pose.position.x - START_X,
+                          c.amcl_poses[-1].pose.pose.position.y - START_Y) < 0.05
+        assert c.wait_active("bt_navigator", deadline) == "active"
+        active_s = time.monotonic() - t0
+
+        # goToPose + isTaskComplete/getFeedback loop: 2.5 m ahead, wall-clock stamp
+        fb = []
+        t0 = time.monotonic()
+        gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X + 2.5, START_Y)), fb)
+        res = c.spin_until(gh.get_result_async(), 40.0)
+        goal_s = time.monotonic() - t0
+        assert res.status == GoalStatus.STATUS_SUCCEEDED, res.result.error_msg
+        assert len(fb) >= 5 and fb[-1].feedback.distance_remaining < 0.5
+        assert goal_s < 15.0, f"goal took {goal_s:.1f} s: stalled on its wall-clock stamp?"
+        # navigation_time is sim time; feedback arrives at every control cycle
+        nav_time = fb[-1].feedback.navigation_time.sec + fb[-1].feedback.navigation_time.nanosec * 1e-9
+        assert nav_time >= 2.5 / 0.5 - 0.5
+
+        # cancelTask() during a goal
+        fb = []
+        gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X, START_Y + 1.2)), fb)
+        while len(fb) < 3:
+            c.ex.spin_once(timeout_sec=0.1)
+        t0 = time.monotonic()
+        c.spin_until(gh.cancel_goal_async(), 10.0)
+        res = c.spin_until(gh.get_result_async(), 10.0)
+        cancel_s = time.monotonic() - t0
+        assert res.status == GoalStatus.STATUS_CANCELED and cancel_s < 2.0
+
+        # a behavior tree this navigator cannot load: Nav2's error code
+        gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X, START_Y), behavior_tree="my_tree.xml"), [])
+        res = c.spin_until(gh.get_result_async(), 10.0)
+        assert res.status == GoalStatus.STATUS_ABORTED
+        assert res.result.error_code == NavigateToPose.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
+
+        # followWaypoints: two waypoints, feedback current_waypoint
+        fb = []
+        gh = c.send(c.wp, FollowWaypoints.Goal(poses=[c.pose(START_X + 1.0, START_Y),
+                                                      c.pose(START_X + 1.0, START_Y + 0.8)]), fb)
+        res = c.spin_until(gh.get_result_async(), 40.0)
+        assert res.status == GoalStatus.STATUS_SUCCEEDED and not res.result.missed_waypoints
+        assert sorted({f.feedback.current_waypoint for f in fb}) == [0, 1]
+        print(f"\nactive after {active_s:.1f} s, 2.5 m goal {goal_s:.1f} s wall, cancel {cancel_s * 1e3:.0f} ms")
+
+        # our commander with nav2_simple_commander's method names and behaviour
+        from planner_node.ros_commander import Navigator, RunningTask, TaskResult
+        nav = Navigator.create("our_commander", context=ctx)
+        try:
+            nav.waitUntilNav2Active()
+            assert nav.goToPose(c.pose(START_X + 0.5, START_Y)) == RunningTask.NAVIGATE_TO_POSE
+            while not nav.isTaskComplete():
+                nav.getFeedback()
+            assert nav.getResult() == TaskResult.SUCCEEDED and nav.getTaskError() == (0, "")
+            assert nav.goThroughPoses([c.pose(START_X + 1.0, START_Y), c.pose(START_X + 1.0, START_Y + 0.6)])
+            while not nav.isTaskComplete():
+                pass
+            assert nav.getResult() == TaskResult.SUCCEEDED, nav.getTaskError()
+            assert nav.goToPose(c.pose(START_X, START_Y), behavior_tree="x.xml")
+            while not nav.isTaskComplete():
+                pass
+            assert nav.getResult() == TaskResult.FAILED
+            assert nav.getTaskError()[0] == NavigateToPose.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
+        finally:
+            nav.destroyNode()
+    finally:
+        c.node.destroy_node()
+        rclpy.shutdown(context=ctx)
+        out = _stop(proc)
+    _assert_clean(out, proc.returncode)
+
+
+def test_ctrl_c_and_sigterm_stop_every_node_cleanly(ros_env, tmp_path):
+    """Launches in a row (HAZARD_SHUTDOWN_RUNS, default 4 to keep the suite short; 10 for the
+    full check), stopped by SIGINT or SIGTERM, half of them recording, some with a goal under
+    way: every node exits 0 with no traceback or abort; the bags are readable."""
+    from test_recording_signals import _check_bag
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    ctx = Context()
+    rclpy.init(context=ctx, domain_id=ros_env)
+    c = Client(ctx)
+    runs = int(os.environ.get("HAZARD_SHUTDOWN_RUNS", "4"))
+    try:
+        for k in range(runs):
+            record = k % 2 == 0
+            bag = tmp_path / f"bag{k}"
+            proc = _launch(env, *([f"record:={bag}"] if record else []))
+            assert c.nav.wait_for_server(timeout_sec=40.0), "no navigate_to_pose"
+            if k % 3 != 1:                             # a goal under way when the signal comes
+                gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X + 2.5, START_Y)), [])
+                result = gh.get_result_async()          # asked before the server goes away
+                t = time.monotonic() + 0.5
+                while time.monotonic() < t:
+                    c.ex.spin_once(timeout_sec=0.05)
+            out = _stop(proc, signal.SIGTERM if k % 4 in (1, 2) else signal.SIGINT)   # both, +- recording
+            _assert_clean(out, proc.returncode)
+            if k % 3 != 1:
+                res = c.spin_until(result, 10.0)            # the goal ends ABORTED, with a reason
+                assert res.status == GoalStatus.STATUS_ABORTED, res
+                assert res.result.error_msg == "navigation node shutting down"
+            if record:
+                assert re.search(r"recorded \d+ messages", out), out[-2000:]
+                assert _check_bag(bag) > 0
+            # the next launch must not see this one's action server
+            t = time.monotonic() + 10
+            while c.nav.server_is_ready() and time.monotonic() < t:
+                c.ex.spin_once(timeout_sec=0.1)
+    finally:
+        c.node.destroy_node()
+        rclpy.shutdown(context=ctx)
