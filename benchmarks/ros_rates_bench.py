@@ -134,7 +134,7 @@ def bench_latency(args, domain: int) -> dict:
     launch = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", "--no-exit-on-metrics",
                                *(["--no-dds-profile"] if args.no_dds_profile else []),
                                f"benchmark:={args.benchmark}", "lockstep:=false", f"camera_width:={args.width}",
-                               f"camera_height:={args.height}", "--grace", "3"],
+                               f"camera_height:={args.height}", *args.launch_arg, "--grace", "3"],
                               env=_env(domain), stdout=subprocess.DEVNULL if not args.verbose else None,
                               stderr=subprocess.STDOUT if not args.verbose else None)
     node = rclpy.create_node("bench_latency")
@@ -193,6 +193,8 @@ def main() -> int:
     ap.add_argument("--height", type=int, default=480)
     ap.add_argument("--latency-seconds", type=float, default=20.0)
     ap.add_argument("--skip-latency", action="store_true")
+    ap.add_argument("--launch-arg", action="append", default=[], metavar="NAME:=VALUE",
+                    help="extra hazard_launch argument for the latency part (repeatable), e.g. camera_qos:=best_effort")
     ap.add_argument("--verbose", action="store_true", help="show the pipeline's output")
     ap.add_argument("--no-dds-profile", action="store_true",
                     help="Fast DDS defaults instead of hazard_launch's large-data profile")

@@ -700,13 +700,13 @@ def main(argv: list[str] | None = None) -> int:
 
     stop = threading.Event()
     watcher = None
+    runner.start()         # before any other thread: fork + preexec_fn is unsafe with threads running
     sim = next((p for p in desc.processes if p.is_node and p.exec == "sim_node"), None)
     if sim is not None and not opts.no_exit_on_metrics:
         ns = sim.namespace.strip("/")
         topic = f"/{ns}/episode/metrics" if ns else "/episode/metrics"
         watcher = threading.Thread(target=_watch_metrics, args=(runner, topic, stop), daemon=True)
         watcher.start()
-    runner.start()
     code = runner.wait()
     stop.set()
     if watcher is not None:

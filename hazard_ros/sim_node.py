@@ -46,7 +46,6 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock as ClockMsg
 from sensor_msgs.msg import CameraInfo, Image, Imu, NavSatFix, PointCloud2
 from std_msgs.msg import String
@@ -57,6 +56,7 @@ from vision_msgs.msg import LabelInfo
 from hazard_ros import conversions as conv
 from hazard_ros import qos as qos_profiles
 from hazard_ros.node_main import run_node
+from hazard_ros.params import as_bool
 from hazard_sim import teleop
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
@@ -124,22 +124,16 @@ PARAMETERS = {
     "datum_altitude": (300.0, float, "GPS datum: altitude (m) of the map origin"),
 }
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
-LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+LATCHED = qos_profiles.LATCHED
+LOCKSTEP_SENSOR = qos_profiles.LOCKSTEP_SENSOR
+TF_QOS = qos_profiles.TF
 
 
 def _coerce(name: str, value, kind):
     """A parameter value as ``kind`` (numbers may come as int or float, bools as text)."""
     try:
         if kind is bool:
-            if isinstance(value, str) and value.lower() in ("true", "false", "1", "0"):
-                return value.lower() in ("true", "1")
-            if isinstance(value, (bool, int)):
-                return bool(value)
-            raise TypeError
+            return as_bool(value, f"parameter {name!r}")
         if kind is str:
             return "" if value is None else str(value)
         if isinstance(value, bool) or value is None or isinstance(value, (list, tuple)):

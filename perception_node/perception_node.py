@@ -38,7 +38,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import Header, String
 from tf2_msgs.msg import TFMessage
@@ -52,6 +52,7 @@ from vision_msgs.msg import (
 )
 
 from hazard_ros import conversions as conv
+from hazard_ros import params, qos
 from hazard_ros.node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from perception_node.detectors import Detection, DetectorError, make_detector
@@ -76,21 +77,14 @@ SUBSCRIBED_TOPICS = [
     ("odom", "nav_msgs/msg/Odometry"),
 ]
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+LATCHED = qos.LATCHED
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+TF_QOS = qos.TF
 
 
 def as_bool(name: str, value) -> bool:
     """A bool parameter that may arrive as text ("true" / "false") from a launcher."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "false", "0", "no"):
-        return value.strip().lower() in ("true", "1", "yes")
-    if isinstance(value, int):
-        return bool(value)
-    raise ValueError(f"parameter {name} must be true or false, got {value!r}")
+    return params.as_bool(value, f"parameter {name}")
 
 
 SENSOR_QOS_KINDS = ("best_effort", "reliable", "transient_local")
@@ -116,12 +110,11 @@ def sensor_qos(kind: str) -> QoSProfile:
     node that starts late still gets the sim's current lock-step frame; needs a transient
     local publisher, as sim_node has in lock-step)."""
     if kind == "best_effort":
-        return qos_profile_sensor_data
+        return qos.SENSOR_DATA
     if kind == "reliable":
         return QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
     if kind == "transient_local":
-        return QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
-                          durability=DurabilityPolicy.TRANSIENT_LOCAL, history=HistoryPolicy.KEEP_LAST)
+        return qos.LOCKSTEP_SENSOR
     raise ValueError(f"parameter sensor_qos must be one of {', '.join(SENSOR_QOS_KINDS)}, got {kind!r}")
 
 
@@ -217,15 +210,16 @@ class PerceptionNode(Node):
                                ParameterDescriptor(description="class names; unset/empty: from the task topic"))
         classes = self.get_parameter_or("classes", Parameter("classes", value=None)).value
         confidence = float(self._declare("confidence", 0.25, "minimum detection score"))
-        self.wait_for_task = bool(self._declare("wait_for_task", True,
-                                                "without classes: wait for the task (true) or detect all (false)"))
+        self.wait_for_task = as_bool("wait_for_task", self._declare(
+            "wait_for_task", True, "without classes: wait for the task (true) or detect all (false)"))
         qos_kind, cam_qos = declare_sensor_qos(self)
         self.map_frame = str(self._declare("map_frame", "map", "frame of detections_3d"))
         self.tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at an image stamp"))
         min_pixels = int(self._declare("min_pixels", 3, "groundtruth: smallest instance in pixels"))
         device = str(self._declare("device", "", "yolo: torch device ('' = auto)"))
         imgsz = int(self._declare("imgsz", 640, "yolo: inference size"))
-        self.use_odom_tf = bool(self._declare("use_odom_tf", True, "also take odom -> base_link from odom"))
+        self.use_odom_tf = as_bool("use_odom_tf", self._declare("use_odom_tf", True,
+                                                                "also take odom -> base_link from odom"))
 
         extra = ({"min_pixels": min_pixels} if self.detector_name.lower() in ("groundtruth", "ground_truth", "gt")
                  else {"device": device or None, "imgsz": imgsz})

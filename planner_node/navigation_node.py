@@ -60,11 +60,11 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from hazard_ros import qos
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.node_main import run_node
 from hazard_ros.params import declare_bool
@@ -90,11 +90,10 @@ PUBLISHED_TOPICS = [
 ]
 ACTION_NAME = "navigate_to_pose"
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+LATCHED = qos.LATCHED
+TF_QOS = qos.TF
 #: sensor QoS of sim_node in lock-step (reliable, transient local): a late node still gets the frame
-LOCKSTEP_SENSOR = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LOCKSTEP_SENSOR = qos.LOCKSTEP_SENSOR
 
 
 def _duration(seconds: float) -> Duration:
@@ -178,12 +177,11 @@ class NavigationNode(Node):
         self.plan_pub = self.create_publisher(Path, "plan", LATCHED)
         self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=self._sub_group)
         self.create_subscription(Odometry, "odom", self._on_odom,
-                                 LOCKSTEP_SENSOR if self.lockstep else qos_profile_sensor_data,
+                                 qos.sensor_subscription_qos(self.lockstep),
                                  callback_group=self._sub_group)
         self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=self._sub_group)
         self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),
-                                 QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                                            durability=DurabilityPolicy.TRANSIENT_LOCAL),
+                                 qos.TF_STATIC_SUB,
                                  callback_group=self._sub_group)
         if self.lockstep:
             self.step_client = self.create_client(Trigger, "sim/step", callback_group=self._client_group)
