@@ -51,6 +51,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
 from hazard_ros.node_main import run_node
+from hazard_ros.params import as_bool
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
 from perception_node.mapping import MappingCore, ObjectObservation
@@ -170,13 +171,15 @@ class MappingNode(Node):
             obstacle_band=tuple(self._declare("obstacle_band", [0.1, 1.9], "obstacle heights [min, max] (m)")),
             step=int(self._declare("step", 4, "use every step-th depth pixel")),
             max_range=float(self._declare("max_range", 10.0, "ignore depth beyond this (m)")),
-            ignore_objects=bool(self._declare("ignore_objects", True, "keep remembered objects off the map")),
+            ignore_objects=as_bool(self._declare("ignore_objects", True, "keep remembered objects off the map"),
+                                   "ignore_objects"),
             match_radius=float(self._declare("match_radius", 0.75, "association radius (m) without ids")),
         )
         _, cam_qos = declare_sensor_qos(self)
         self.map_frame = str(self._declare("map_frame", "map", "frame of the map"))
         tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at a depth stamp"))
-        use_odom_tf = bool(self._declare("use_odom_tf", True, "also take odom -> base_link from odom"))
+        use_odom_tf = as_bool(self._declare("use_odom_tf", True, "also take odom -> base_link from odom"),
+                              "use_odom_tf")
 
         self.core: MappingCore | None = None
         self.task: dict | None = None

@@ -51,6 +51,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
+from hazard_ros import qos
 from hazard_ros.conversions import (
     from_ros_camera_info,
     from_ros_image,
@@ -61,6 +62,7 @@ from hazard_ros.conversions import (
     time_to_ns,
 )
 from hazard_ros.node_main import run_node
+from hazard_ros.params import declare_bool
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent
@@ -84,12 +86,10 @@ from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String")]
 
-LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 # lock-step: the simulator's publishers keep 2 frames for late joiners; a deep reader queue
 # keeps every frame while this node is busy (an agent's memory must not depend on timing)
-LOCKSTEP_SENSOR = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
+LOCKSTEP_READER = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 REACH = HumanoidSpec().reach
 #: navigation errors after which the agent gives up on an object (no path to it)
 NO_PATH_CODES = (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED, ErrorCode.NO_VALID_PATH,
@@ -120,7 +120,7 @@ class DecisionNode(Node):
         self.agent_name = str(p("agent", "greedy").value)
         self.seed = int(p("seed", 0).value)
         opts = str(p("agent_options", "").value).strip()
-        self.lockstep = bool(p("lockstep", False).value)
+        self.lockstep = declare_bool(self, "lockstep", False, "decide once the map of the current frame is there")
         self.global_frame = str(p("global_frame", "map").value)
         self.base_frame = str(p("robot_base_frame", "base_link").value)
         self.walk_to_frames = int(p("walk_to_frames", 100).value)
@@ -154,7 +154,7 @@ class DecisionNode(Node):
         self.latest: dict | None = None
 
         subs = MutuallyExclusiveCallbackGroup()
-        img_qos = LOCKSTEP_SENSOR if self.lockstep else qos_profile_sensor_data
+        img_qos = LOCKSTEP_READER if self.lockstep else qos_profile_sensor_data
         for topic, kind in (("camera/color/image_raw", "rgb"), ("camera/depth/image_raw", "depth"),
                             ("camera/segmentation/image_raw", "seg"), ("thermal/image_raw", "temperature"),
                             ("water_level/image_raw", "water_level")):
@@ -162,21 +162,20 @@ class DecisionNode(Node):
                                      callback_group=subs)
         self.create_subscription(CameraInfo, "camera/color/camera_info", self._on_camera_info, img_qos,
                                  callback_group=subs)
-        self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, LATCHED,
+        self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, qos.LATCHED,
                                  callback_group=subs)
-        self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=subs)
+        self.create_subscription(TFMessage, "/tf", self._on_tf, qos.TF, callback_group=subs)
         # odom carries odom -> base_link too, and is latched in lock-step (/tf is not)
         self.create_subscription(Odometry, "odom", self._on_odom, img_qos, callback_group=subs)
-        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True),
-                                 QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE,
-                                            durability=DurabilityPolicy.TRANSIENT_LOCAL), callback_group=subs)
+        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), qos.TF_STATIC_SUB,
+                                 callback_group=subs)
         # small messages in a group of their own: never queued behind image decoding, so the
         # status of the frame an action ended on is here as soon as it arrives
         fast = MutuallyExclusiveCallbackGroup()
-        self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=subs)
-        self.create_subscription(String, "episode/status", self._on_status, LATCHED, callback_group=fast)
-        self.create_subscription(String, "episode/metrics", self._on_metrics, LATCHED, callback_group=fast)
-        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=fast)
+        self.create_subscription(String, "task", self._on_task, qos.LATCHED, callback_group=subs)
+        self.create_subscription(String, "episode/status", self._on_status, qos.LATCHED, callback_group=fast)
+        self.create_subscription(String, "episode/metrics", self._on_metrics, qos.LATCHED, callback_group=fast)
+        self.create_subscription(OccupancyGrid, "map", self._on_map, qos.LATCHED, callback_group=fast)
         clients = ReentrantCallbackGroup()
         self.pick_client = self.create_client(Trigger, "pick_up", callback_group=clients)
         self.drop_client = self.create_client(Trigger, "drop", callback_group=clients)

@@ -555,3 +555,66 @@ class PathFollower:
         return Command(0.0, 0.0, "stuck", remaining, math.inf,
                        f"no progress for {self.cfg.stuck_time:.1f} s at {_fmt(xy)} "
                        f"({remaining:.2f} m left)")
+
+
+# ============================================================================ one goal
+
+class GoalRunner:
+    """The control of one navigation goal, ROS-free: plan, follow the path, replan when a
+    new map blocks what is left of it, and recover when stuck.
+
+    Recovery policy: when the follower reports ``stuck``, count a recovery; past
+    ``max_recoveries`` the goal fails with FAILED_TO_MAKE_PROGRESS; while walking (not
+    turning) mark a row of cells across the body's width just ahead as bumped (something
+    the map does not show is there), then replan from where the body is.  ``max_time`` (s,
+    0: none) fails the goal with TIMEOUT, checked before each command (in lock-step that is
+    exactly ``max_time / control_period`` commands).  ``plan_fn(pose, goal_xy)`` plans (a
+    node also publishes the plan there); ``log(text)`` reports recoveries."""
+
+    def __init__(self, planner: GridPlanner, plan_fn, follower_config: FollowerConfig = FollowerConfig(),
+                 robot_radius: float = 0.25, max_recoveries: int = 3, max_time: float = 0.0,
+                 log=lambda text: None):
+        self.planner, self.plan_fn, self.log = planner, plan_fn, log
+        self.follower = PathFollower(follower_config)
+        self.robot_radius, self.max_recoveries, self.max_time = robot_radius, max_recoveries, max_time
+        self.recoveries = 0
+        self.t0 = 0.0
+
+    def start(self, pose, goal_xy, goal_yaw, t: float) -> Plan:
+        """Plan from ``pose`` and start following; bumps are remembered for one goal."""
+        self.goal_xy, self.goal_yaw, self.t0 = np.asarray(goal_xy, float), goal_yaw, t
+        self.planner.clear_bumps()
+        plan = self.plan_fn(pose, self.goal_xy)
+        self.follower.set_path(plan.waypoints, goal_yaw, t)
+        return plan
+
+    def step(self, pose, t: float, map_changed: bool = False) -> Command:
+        """The command for this control period (raises NavigationError when the goal fails)."""
+        f = self.follower
+        if map_changed and not f.xy_reached:
+            ahead = np.vstack([pose[:2], f.remaining_path()])
+            if not self.planner.path_clear(ahead, pose[:2]):
+                f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
+        cmd = f.step(pose, t)
+        if cmd.status == "stuck":
+            cmd = self._recover(pose, t, cmd)
+        if cmd.status != "succeeded" and self.max_time > 0 and t - self.t0 >= self.max_time - 1e-6:
+            raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_time:g} s "
+                                                     f"({cmd.distance_remaining:.2f} m left)")
+        return cmd
+
+    def _recover(self, pose, t: float, cmd: Command) -> Command:
+        self.recoveries += 1
+        if self.recoveries > self.max_recoveries:
+            raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
+                                  f"stuck: {cmd.message}; gave up after {self.max_recoveries} recoveries")
+        if self.follower.phase == "following":
+            # walking, yet not moving: something the map does not show is ahead
+            fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
+            side = np.array([-fwd[1], fwd[0]])
+            for off in np.linspace(-self.robot_radius, self.robot_radius, 5):
+                self.planner.add_bump(pose[:2] + (self.robot_radius + 0.05) * fwd + off * side)
+        self.log(f"{cmd.message}: replanning (recovery {self.recoveries})")
+        plan = self.plan_fn(pose, self.goal_xy)
+        self.follower.set_path(plan.waypoints, self.goal_yaw, t, keep_xy_reached=True)
+        return self.follower.step(pose, t)

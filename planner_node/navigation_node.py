@@ -75,10 +75,10 @@ from planner_node.navigation import (
     HUMANOID_MAX_LINEAR,
     ErrorCode,
     FollowerConfig,
+    GoalRunner,
     GridPlanner,
     NavigationError,
     OccupancyMap,
-    PathFollower,
 )
 
 #: topics this node publishes (relative names, ROS type)
@@ -467,7 +467,6 @@ class NavigationNode(Node):
         my_id = bytes(gh.goal_id.uuid)
         self._active_goal = my_id          # a newer goal preempts the running one
         result = NavigateToPose.Result()
-        recoveries = 0
         t0 = None
         if gh.request.behavior_tree:
             result.error_code = NavigateToPose.Result.FAILED_TO_LOAD_BEHAVIOR_TREE
@@ -505,13 +504,13 @@ class NavigationNode(Node):
                                       self.wait_timeout):
                         self.get_logger().warning(f"lock-step: no pose / map of the goal's stamp "
                                                   f"{need * 1e-9:.1f} s; planning on the latest")
-                self.planner.clear_bumps()       # bumps are remembered for one goal
                 version = self._update_map(0)
                 pose, stamp = self._robot_pose()
                 t0 = self._time(stamp)
-                plan = self._plan(pose, goal_xy)
-                follower = PathFollower(self.follower_config)
-                follower.set_path(plan.waypoints, goal_yaw, t0)
+                runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
+                                    self.max_recoveries, self.max_navigation_time,
+                                    log=self.get_logger().warning)
+                plan = runner.start(pose, goal_xy, goal_yaw, t0)
                 self.get_logger().info(
                     f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}"
                     f"{'' if goal_yaw is None else f', {math.degrees(goal_yaw):.0f} deg'}): path "
@@ -531,41 +530,14 @@ class NavigationNode(Node):
                     pose, stamp = self._robot_pose()
                     t = self._time(stamp)
                     new_version = self._update_map(version)
-                    if new_version != version:
-                        version = new_version
-                        ahead = np.vstack([pose[:2], follower.remaining_path()])
-                        if not follower.xy_reached and not self.planner.path_clear(ahead, pose[:2]):
-                            plan = self._plan(pose, goal_xy)
-                            follower.set_path(plan.waypoints, goal_yaw, t)
-                    cmd = follower.step(pose, t)
-                    if cmd.status == "stuck":
-                        recoveries += 1
-                        if recoveries > self.max_recoveries:
-                            raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
-                                                  f"stuck: {cmd.message}; gave up after {self.max_recoveries} "
-                                                  "recoveries")
-                        if follower.phase == "following":
-                            # walking, yet not moving: something the map does not show is ahead
-                            # (a row of cells across the body's width just in front of it)
-                            fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
-                            side = np.array([-fwd[1], fwd[0]])
-                            for off in np.linspace(-self.robot_radius, self.robot_radius, 5):
-                                self.planner.add_bump(pose[:2] + (self.robot_radius + 0.05) * fwd + off * side)
-                        self.get_logger().warning(f"{cmd.message}: replanning (recovery {recoveries})")
-                        plan = self._plan(pose, goal_xy)
-                        follower.set_path(plan.waypoints, goal_yaw, t, keep_xy_reached=True)
-                        cmd = follower.step(pose, t)
-                    self._feedback(gh, pose, stamp, t - t0, cmd, recoveries)
+                    cmd = runner.step(pose, t, map_changed=new_version != version)
+                    version = new_version
+                    self._feedback(gh, pose, stamp, t - t0, cmd, runner.recoveries)
                     if cmd.status == "succeeded":
                         self._stop()
                         gh.succeed()
                         self.get_logger().info(f"goal reached in {t - t0:.1f} s at ({pose[0]:.2f}, {pose[1]:.2f})")
                         return result
-                    if self.max_navigation_time > 0 and t - t0 >= self.max_navigation_time - 1e-6:
-                        # checked before each command: in lock-step exactly max_time / frame_dt frames
-                        raise NavigationError(ErrorCode.TIMEOUT,
-                                              f"not at the goal after {self.max_navigation_time:g} s "
-                                              f"({cmd.distance_remaining:.2f} m left)")
                     twist = Twist()
                     twist.linear.x, twist.angular.z = float(cmd.v), float(cmd.w)
                     self.cmd_pub.publish(twist)

@@ -15,6 +15,7 @@ from planner_node.navigation import (
     HUMANOID_MAX_LINEAR,
     ErrorCode,
     FollowerConfig,
+    GoalRunner,
     GridPlanner,
     NavigationError,
     OccupancyMap,
@@ -316,3 +317,36 @@ def test_lower_gain_tolerates_late_commands():
             pose[2] = wrap_angle(pose[2] + prev.w * FRAME)
         return abs(wrap_angle(pose[2] - math.radians(100)))
     assert run(0.6) <= math.radians(10)
+
+
+# ------------------------------------------------------------------ one goal (ROS-free recovery policy)
+
+def test_goal_runner_recovers_by_bumping_ahead_then_gives_up():
+    p = planner(room())
+    plans = []
+    runner = GoalRunner(p, lambda pose, goal: plans.append(goal) or p.plan(pose[:2], goal),
+                        FollowerConfig(stuck_time=1.0), robot_radius=0.25, max_recoveries=2)
+    pose = np.array([1.0, 4.0, 0.0])                  # facing the goal along +x: walking at once
+    runner.start(pose, (9.0, 4.0), None, 0.0)
+    t, seen = 0.0, []
+    with pytest.raises(NavigationError) as err:
+        while t < 60.0:                               # the body never moves: a wall the map lacks
+            cmd = runner.step(pose, t)
+            seen.append(cmd.status)
+            t += 0.1
+    assert err.value.code == ErrorCode.FAILED_TO_MAKE_PROGRESS and runner.recoveries == 3
+    assert "gave up after 2 recoveries" in err.value.message
+    assert len(plans) == 3                            # the start and one replan per recovery
+    assert p.blocked[p.map.cell((1.0 + 0.3, 4.0))]    # a bump was remembered right ahead
+
+
+def test_goal_runner_time_limit():
+    p = planner(room())
+    runner = GoalRunner(p, lambda pose, goal: p.plan(pose[:2], goal), max_time=1.0)
+    pose = np.array([1.0, 4.0, 0.0])
+    runner.start(pose, (9.0, 4.0), None, 5.0)
+    for k in range(10):                               # 10 commands of 0.1 s fit in 1 s
+        runner.step(pose, 5.0 + 0.1 * k)
+    with pytest.raises(NavigationError, match=r"not at the goal after 1 s \(.* m left\)") as err:
+        runner.step(pose, 6.0)
+    assert err.value.code == ErrorCode.TIMEOUT
