@@ -1,7 +1,7 @@
 """``navigation_node``: a ``nav2_msgs/action/NavigateToPose`` server for hazard_stack.
 
 Plans on ``map`` (nav_msgs/OccupancyGrid) with :class:`planner_node.navigation.GridPlanner`,
-follows the path with :class:`planner_node.navigation.PathFollower` on ``cmd_vel``, sends
+follows the path with :class:`planner_node.following.PathFollower` on ``cmd_vel``, sends
 feedback (current pose, distance and time remaining, navigation time, recoveries), honours
 cancel and preemption, and publishes the path on ``plan``.  Failures end the goal ABORTED
 with Nav2's error codes and a message (``NavigateToPose.Result.error_msg``).
@@ -70,16 +70,8 @@ from hazard_ros.node_main import run_node
 from hazard_ros.params import declare_bool
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 from planner_node import nav2_compat
-from planner_node.navigation import (
-    HUMANOID_MAX_ANGULAR,
-    HUMANOID_MAX_LINEAR,
-    ErrorCode,
-    FollowerConfig,
-    GoalRunner,
-    GridPlanner,
-    NavigationError,
-    OccupancyMap,
-)
+from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, FollowerConfig, GoalRunner
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [

@@ -87,11 +87,11 @@ def test_limits_clip_and_ground_body_apply_by_hand():
 
 
 def test_humanoid_spec_is_the_one_source_of_numbers():
-    from planner_node import decision_node, navigation, observation
+    from planner_node import decision_node, following, observation
     s = HumanoidSpec()
     assert s.limits().linear == pytest.approx(0.5) and s.limits().angular == pytest.approx(math.radians(150))
     assert observation.BODY_RADIUS == s.radius and decision_node.REACH == s.reach
-    assert navigation.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
+    assert following.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
 
 
 def test_outcomes_are_typed():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hazard_ros import launcher
+from hazard_ros import launch_file, launcher
 from hazard_ros.launcher import Context, LaunchError, Subst, describe, parse_template
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,7 +29,7 @@ TEST_TIME_LIMIT_S = 25
 @pytest.fixture
 def fake_bin(monkeypatch):
     """Executables resolve to fixed paths, so parsing does not depend on what is installed."""
-    monkeypatch.setattr(launcher, "find_executable", lambda pkg, exe, where="": f"/opt/bin/{exe}")
+    monkeypatch.setattr(launch_file, "find_executable", lambda pkg, exe, where="": f"/opt/bin/{exe}")
 
 
 def by_name(desc):

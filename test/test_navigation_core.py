@@ -10,17 +10,8 @@ import pytest
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
 from hazard_sim.navigation.stand_off import stand_off_pose
-from planner_node.navigation import (
-    HUMANOID_MAX_ANGULAR,
-    HUMANOID_MAX_LINEAR,
-    ErrorCode,
-    FollowerConfig,
-    GoalRunner,
-    GridPlanner,
-    NavigationError,
-    OccupancyMap,
-    PathFollower,
-)
+from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, FollowerConfig, GoalRunner, PathFollower
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
 
 RES = 0.1
 FRAME = 0.1

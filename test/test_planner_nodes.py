@@ -40,7 +40,8 @@ from tf2_msgs.msg import TFMessage
 from hazard_ros.conversions import stamp_from_frame, to_ros_odometry, to_ros_transform
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.navigation.grid import inflate
-from planner_node.navigation import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, ErrorCode
+from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR
+from planner_node.navigation import ErrorCode
 from planner_node.navigation_node import LATCHED, LOCKSTEP_SENSOR, PUBLISHED_TOPICS, NavigationNode
 from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
 

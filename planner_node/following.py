@@ -1,0 +1,326 @@
+"""ROS-free path following and the control of one navigation goal.
+
+:class:`PathFollower` turns in place when the path bends away by more than a threshold,
+otherwise tracks the path with pure pursuit, and at the end turns in place to the goal
+yaw. Its limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame
+0.05 m and 15 degrees). It works in any time base (the node feeds it sim time), reports
+its distance and time remaining, and flags a robot that makes no progress ("stuck").
+:class:`GoalRunner` puts a planner and a follower together for one goal, with the
+recovery policy and the time limit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.embodiment.humanoid import HumanoidSpec
+from hazard_sim.geometry import wrap_angle
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, Plan, _fmt
+
+# ============================================================================ following
+
+_BODY = HumanoidSpec()
+#: the humanoid's speed limits (``HumanoidSpec``: metres and degrees per 0.1 s frame)
+HUMANOID_MAX_LINEAR = _BODY.walk_per_frame / FRAME_DT                     # m/s
+HUMANOID_MAX_ANGULAR = math.radians(_BODY.turn_per_frame_deg) / FRAME_DT  # rad/s
+
+
+@dataclass(frozen=True)
+class FollowerConfig:
+    """Limits and tolerances; the speed limits default to the HAZARD humanoid's
+    (``HumanoidSpec``: 0.05 m and 15 degrees per 0.1 s frame = 0.5 m/s, 150 deg/s)."""
+
+    max_linear: float = HUMANOID_MAX_LINEAR          # m/s
+    max_angular: float = HUMANOID_MAX_ANGULAR        # rad/s
+    control_period: float = FRAME_DT                 # s between commands
+    # share of the remaining heading / distance error removed per command near a stop:
+    # 1.0 (dead-beat) is exact when each command acts for exactly one period (lock-step);
+    # below 1 tolerates commands that act late or twice (free-run)
+    gain: float = 1.0
+    xy_tolerance: float = 0.25                       # m
+    yaw_tolerance: float = math.radians(10.0)        # rad
+    fine_xy: float = 0.03                            # m: done at once when this close
+    fine_yaw: float = math.radians(0.5)
+    settle_cycles: int = 3                           # cycles inside the tolerance without progress
+    settle_progress: float = 0.01                    # m per cycle that counts as closing in
+    lookahead: float = 0.5                           # m (pure pursuit)
+    turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
+    corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn
+    corner_tolerance: float = 0.08                   # m: a sharp corner counts as passed
+    stuck_time: float = 3.0                          # s without progress -> stuck
+    progress_xy: float = 0.05                        # m of path progress that counts
+    progress_yaw: float = math.radians(3.0)
+
+
+@dataclass
+class Command:
+    """One control step: velocities, the follower's state and what is left."""
+
+    v: float
+    w: float
+    status: str                  # following | turning | final_turn | succeeded | stuck
+    distance_remaining: float
+    time_remaining: float
+    message: str = ""
+
+
+class PathFollower:
+    """Turn-then-go path tracking with pure pursuit; see :class:`FollowerConfig`."""
+
+    def __init__(self, config: FollowerConfig = FollowerConfig()):
+        self.cfg = config
+        self.path = np.zeros((0, 2))
+        self.goal_yaw: float | None = None
+        self._cum = np.zeros(1)
+        self._sharp = np.zeros(0, bool)
+        self._seg = 0
+        self.xy_reached = False
+        self._in_tol = 0
+        self._yaw_in_tol = 0
+        self._last_to_goal = self._last_yaw_err = math.inf
+        self._best = (math.inf, math.inf)
+        self._progress_t = None
+        self._phase = ""
+
+    def set_path(self, waypoints, goal_yaw: float | None = None, t: float | None = None,
+                 keep_xy_reached: bool = False) -> None:
+        """Follow a new path (N >= 1 points; the last is the goal), then turn to ``goal_yaw``
+        (None: no final turn)."""
+        w = np.asarray(waypoints, float).reshape(-1, 2)
+        if len(w) == 0:
+            raise ValueError("a path needs at least one point")
+        if len(w) == 1:
+            w = np.vstack([w, w])
+        self.path = w
+        self.goal_yaw = None if goal_yaw is None else wrap_angle(float(goal_yaw))
+        seg = np.linalg.norm(np.diff(w, axis=0), axis=1)
+        self._cum = np.concatenate([[0.0], np.cumsum(seg)])
+        # vertices where the path bends by more than the turn-in-place threshold
+        self._sharp = np.zeros(len(w), bool)
+        for k in range(1, len(w) - 1):
+            a, b = w[k] - w[k - 1], w[k + 1] - w[k]
+            if np.linalg.norm(a) > 1e-9 and np.linalg.norm(b) > 1e-9:
+                turn = abs(wrap_angle(math.atan2(b[1], b[0]) - math.atan2(a[1], a[0])))
+                self._sharp[k] = turn > self.cfg.corner_stop
+        self._seg = 0
+        self.xy_reached = self.xy_reached and keep_xy_reached
+        self._in_tol = self._yaw_in_tol = 0
+        self._last_to_goal = self._last_yaw_err = math.inf
+        self.reset_progress(t)
+
+    def reset_progress(self, t: float | None = None) -> None:
+        """Restart stuck detection (after a new path or a recovery)."""
+        self._best = (math.inf, math.inf)
+        self._progress_t = t
+        self._phase = ""
+
+    @property
+    def goal(self) -> np.ndarray:
+        return self.path[-1]
+
+    @property
+    def phase(self) -> str:
+        """turning | following | final_turn ('' before the first step)."""
+        return self._phase
+
+    def remaining_path(self) -> np.ndarray:
+        """The waypoints still ahead (after the current segment's start)."""
+        return self.path[self._seg + 1:]
+
+    # ------------------------------------------------------------ geometry
+    def _project(self, xy: np.ndarray) -> tuple[int, float]:
+        """Closest point of the path ahead (segments seg .. seg+2): (segment, arc length)."""
+        best = (self._seg, self._cum[self._seg], math.inf)
+        for k in range(self._seg, min(self._seg + 3, len(self.path) - 1)):
+            a, b = self.path[k], self.path[k + 1]
+            ab = b - a
+            L2 = float(ab @ ab)
+            u = 0.0 if L2 < 1e-12 else float(np.clip((xy - a) @ ab / L2, 0.0, 1.0))
+            d = float(np.linalg.norm(a + u * ab - xy))
+            if d < best[2] - 1e-9:
+                best = (k, self._cum[k] + u * math.sqrt(L2), d)
+        return best[0], best[1]
+
+    def _point_at(self, s: float) -> np.ndarray:
+        s = min(max(s, 0.0), self._cum[-1])
+        k = int(np.clip(np.searchsorted(self._cum, s, side="right") - 1, 0, len(self.path) - 2))
+        L = self._cum[k + 1] - self._cum[k]
+        u = 0.0 if L < 1e-12 else (s - self._cum[k]) / L
+        return self.path[k] + u * (self.path[k + 1] - self.path[k])
+
+    # ------------------------------------------------------------ control
+    def step(self, pose, t: float) -> Command:
+        """The command for the robot at ``pose`` (x, y, yaw) at time ``t`` (s)."""
+        c = self.cfg
+        x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
+        xy = np.array([x, y])
+        if self._progress_t is None:
+            self._progress_t = t
+        dt = c.control_period
+        to_goal = float(np.linalg.norm(self.goal - xy))
+
+        if not self.xy_reached:
+            # done when (nearly) there, or inside the tolerance and no longer closing in
+            if to_goal <= c.fine_xy:
+                self.xy_reached = True
+            elif to_goal <= c.xy_tolerance:
+                closing = to_goal < self._last_to_goal - c.settle_progress
+                self._in_tol = 0 if closing else self._in_tol + 1
+                if self._in_tol >= c.settle_cycles:
+                    self.xy_reached = True
+            else:
+                self._in_tol = 0
+            self._last_to_goal = to_goal
+
+        if self.xy_reached:
+            if self.goal_yaw is None:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            err = wrap_angle(self.goal_yaw - yaw)
+            if abs(err) <= c.fine_yaw:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            if abs(err) <= c.yaw_tolerance:
+                closing = abs(err) < self._last_yaw_err - math.radians(0.5)
+                self._yaw_in_tol = 0 if closing else self._yaw_in_tol + 1
+                if self._yaw_in_tol >= c.settle_cycles:
+                    return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            self._last_yaw_err = abs(err)
+            if self._stalled("final_turn", math.inf, abs(err), t):
+                return self._stuck(xy, to_goal, err)
+            w = float(np.clip(c.gain * err / dt, -c.max_angular, c.max_angular))
+            return Command(0.0, w, "final_turn", 0.0, abs(err) / c.max_angular)
+
+        # follow the path; stop at sharp corners (turn in place there) so that the robot
+        # never cuts a corner of a door frame
+        n = len(self.path)
+        k = self._seg + 1
+        while k < n - 1 and self._sharp[k] and np.linalg.norm(self.path[k] - xy) <= c.corner_tolerance:
+            self._seg = k           # standing on a sharp corner: the next segment begins
+            k += 1
+        self._seg, s = self._project(xy)
+        remaining = max(float(self._cum[-1] - s), 0.0)
+        remaining = max(remaining, to_goal) if remaining < c.lookahead else remaining
+        stop = n - 1                               # the next point to stop at
+        for k in range(self._seg + 1, n - 1):
+            if self._cum[k] > s + c.lookahead:
+                break
+            if self._sharp[k]:
+                stop = k
+                break
+        to_stop = float(self._cum[stop] - s)
+        if stop == n - 1:
+            to_stop = max(to_stop, to_goal)
+        stopping = to_stop <= c.lookahead
+        target = self.path[stop] if stopping else self._point_at(s + c.lookahead)
+        d = target - xy
+        ld = float(np.linalg.norm(d))
+        alpha = wrap_angle(math.atan2(d[1], d[0]) - yaw) if ld > 1e-9 else 0.0
+        final_err = 0.0 if self.goal_yaw is None else abs(wrap_angle(self.goal_yaw - yaw))
+        eta = remaining / c.max_linear + (abs(alpha) + final_err) / c.max_angular
+        phase = "turning" if abs(alpha) > c.turn_in_place else "following"
+        if self._stalled(phase, remaining, abs(alpha), t):
+            return self._stuck(xy, remaining, alpha)
+        if phase == "turning":
+            # turn in place; the body turns before it steps, so it may already step in the
+            # frame that ends the turn when the heading left after the turn is small
+            w = float(np.clip(c.gain * alpha / dt, -c.max_angular, c.max_angular))
+            left = alpha - w * dt
+            v = 0.0
+            if abs(left) <= math.radians(1.0):
+                v = min(c.max_linear, (c.gain * ld if stopping else c.max_linear * dt) / dt) * math.cos(left)
+            return Command(float(v), w, "turning", remaining, eta)
+        if stopping:       # aim straight at the stop point and arrive there in one frame
+            w = float(np.clip(c.gain * alpha / dt, -c.max_angular, c.max_angular)) \
+                if abs(alpha) > math.radians(0.5) else 0.0
+            v = min(c.max_linear, c.gain * ld / dt) * max(math.cos(alpha - w * dt), 0.0)
+            return Command(float(v), w, "following", remaining, eta)
+        # pure pursuit: curvature 2 sin(alpha) / ld; limit the turn rate, keeping the arc
+        v = c.max_linear * max(math.cos(alpha), 0.0)
+        w = v * 2.0 * math.sin(alpha) / max(ld, 1e-6)
+        if abs(w) > c.max_angular:
+            scale = c.max_angular / abs(w)
+            w, v = w * scale, v * scale
+        return Command(float(v), float(w), "following", remaining, eta)
+
+    def _stalled(self, phase: str, remaining: float, angle: float, t: float) -> bool:
+        """No progress (path distance or heading) for ``stuck_time``.  Progress is measured
+        against the best values since the phase (turning / following / final turn) began."""
+        c = self.cfg
+        if phase != self._phase:
+            self._phase, self._best, self._progress_t = phase, (math.inf, math.inf), t
+        best_d, best_a = self._best
+        if remaining < best_d - c.progress_xy or angle < best_a - c.progress_yaw:
+            self._best = (min(remaining, best_d), min(angle, best_a))
+            self._progress_t = t
+            return False
+        return t - self._progress_t > c.stuck_time
+
+    def _stuck(self, xy, remaining, err) -> Command:
+        return Command(0.0, 0.0, "stuck", remaining, math.inf,
+                       f"no progress for {self.cfg.stuck_time:.1f} s at {_fmt(xy)} "
+                       f"({remaining:.2f} m left)")
+
+
+# ============================================================================ one goal
+
+class GoalRunner:
+    """The control of one navigation goal, ROS-free: plan, follow the path, replan when a
+    new map blocks what is left of it, and recover when stuck.
+
+    Recovery policy: when the follower reports ``stuck``, count a recovery; past
+    ``max_recoveries`` the goal fails with FAILED_TO_MAKE_PROGRESS; while walking (not
+    turning) mark a row of cells across the body's width just ahead as bumped (something
+    the map does not show is there), then replan from where the body is.  ``max_time`` (s,
+    0: none) fails the goal with TIMEOUT, checked before each command (in lock-step that is
+    exactly ``max_time / control_period`` commands).  ``plan_fn(pose, goal_xy)`` plans (a
+    node also publishes the plan there); ``log(text)`` reports recoveries."""
+
+    def __init__(self, planner: GridPlanner, plan_fn, follower_config: FollowerConfig = FollowerConfig(),
+                 robot_radius: float = 0.25, max_recoveries: int = 3, max_time: float = 0.0,
+                 log=lambda text: None):
+        self.planner, self.plan_fn, self.log = planner, plan_fn, log
+        self.follower = PathFollower(follower_config)
+        self.robot_radius, self.max_recoveries, self.max_time = robot_radius, max_recoveries, max_time
+        self.recoveries = 0
+        self.t0 = 0.0
+
+    def start(self, pose, goal_xy, goal_yaw, t: float) -> Plan:
+        """Plan from ``pose`` and start following; bumps are remembered for one goal."""
+        self.goal_xy, self.goal_yaw, self.t0 = np.asarray(goal_xy, float), goal_yaw, t
+        self.planner.clear_bumps()
+        plan = self.plan_fn(pose, self.goal_xy)
+        self.follower.set_path(plan.waypoints, goal_yaw, t)
+        return plan
+
+    def step(self, pose, t: float, map_changed: bool = False) -> Command:
+        """The command for this control period (raises NavigationError when the goal fails)."""
+        f = self.follower
+        if map_changed and not f.xy_reached:
+            ahead = np.vstack([pose[:2], f.remaining_path()])
+            if not self.planner.path_clear(ahead, pose[:2]):
+                f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
+        cmd = f.step(pose, t)
+        if cmd.status == "stuck":
+            cmd = self._recover(pose, t, cmd)
+        if cmd.status != "succeeded" and self.max_time > 0 and t - self.t0 >= self.max_time - 1e-6:
+            raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_time:g} s "
+                                                     f"({cmd.distance_remaining:.2f} m left)")
+        return cmd
+
+    def _recover(self, pose, t: float, cmd: Command) -> Command:
+        self.recoveries += 1
+        if self.recoveries > self.max_recoveries:
+            raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
+                                  f"stuck: {cmd.message}; gave up after {self.max_recoveries} recoveries")
+        if self.follower.phase == "following":
+            # walking, yet not moving: something the map does not show is ahead
+            fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
+            side = np.array([-fwd[1], fwd[0]])
+            for off in np.linspace(-self.robot_radius, self.robot_radius, 5):
+                self.planner.add_bump(pose[:2] + (self.robot_radius + 0.05) * fwd + off * side)
+        self.log(f"{cmd.message}: replanning (recovery {self.recoveries})")
+        plan = self.plan_fn(pose, self.goal_xy)
+        self.follower.set_path(plan.waypoints, self.goal_yaw, t, keep_xy_reached=True)
+        return self.follower.step(pose, t)
