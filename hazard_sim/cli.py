@@ -69,8 +69,9 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
 
 
 def _episodes(a) -> list[int]:
-    n = get_spec(a.benchmark).dataset.count(a.split)
-    count = n if a.episodes is None else a.episodes
+    ds = get_spec(a.benchmark).dataset
+    n = ds.count(a.split)
+    count = ds.sweep_count(a.split) if a.episodes is None else a.episodes
     if not 1 <= count <= n:
         raise IndexError(f"--episodes {count} out of range: {a.benchmark}/{a.split} has {n} episodes")
     return list(range(count))
@@ -174,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     from hazard_sim.runner import default_workers
     b = sub.add_parser("bench", help="run many episodes in parallel and print the paper's table")
     common(b)
-    b.add_argument("--episodes", type=int, default=None, help="first N episodes (default all)")
+    b.add_argument("--episodes", type=int, default=None,
+                   help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     b.add_argument("--workers", type=int, default=default_workers())
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
     b.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (pip install ray)")
@@ -184,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
     t.add_argument("--agents", default="random,rule,greedy,mcts")
-    t.add_argument("--episodes", type=int, default=None)
+    t.add_argument("--episodes", type=int, default=None,
+                   help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     t.add_argument("--workers", type=int, default=default_workers())
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS")

@@ -26,6 +26,8 @@ FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
 MAX_ACTIONS = 2000          # actions per episode (a safety net; the frame limit binds first)
 PHYSICS = {"fire": False, "flood": True, "wind": True}
 CONTAINER = {"fire": "bag", "flood": "bag", "wind": "cart"}
+#: the leaderboard's test episodes (public HAZARD code): a default test sweep runs these
+LEADERBOARD_TEST_EPISODES = {"fire": 25, "flood": 25, "wind": 20}
 
 
 def build_world(hazard: str, ep: dict, rng) -> World:
@@ -76,7 +78,8 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         id=f"hazard/{hazard}",
         description=f"HAZARD {hazard}: rescue valuable objects from the {hazard}",
         dataset=Dataset(load=partial(load_episode, hazard), validate=partial(_validate, hazard),
-                        count=lambda split, root=None: len(load_dataset(hazard, split, root))),
+                        count=lambda split, root=None: len(load_dataset(hazard, split, root)),
+                        sweep={"test": LEADERBOARD_TEST_EPISODES[hazard]}),
         build_world=partial(build_world, hazard),
         processes=(PROCESSES[hazard],),
         embodiment=humanoid,
