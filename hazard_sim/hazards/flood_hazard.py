@@ -1,12 +1,29 @@
-"""The flood hazard: rising sloped water, buoyancy and drag through MuJoCo, damage."""
+"""The flood hazard: rising sloped water, buoyancy and drag through MuJoCo, damage.
+
+Object states follow the public HAZARD code: as soon as any part of an object is in
+water (any corner of its box below the water surface), a non-waterproof object turns
+``flooded`` (``flooded_floating`` while it floats), a waterproof one that floats
+``floating``.  Leaving the water turns ``flooded_floating`` into ``flooded`` and
+``floating`` back into ``normal``; ``flooded`` never goes back: the object is damaged
+(its value is halved when rescued).  An object floats when it is lighter than the water
+it can displace (density below 1000 kg/m^3).
+"""
 from __future__ import annotations
 
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.flood_forces import FloodForceModel
+from hazard_sim.hazards.flood_forces import RHO_WATER, FloodForceModel
 from hazard_sim.hazards.flood_level import FloodParams, FloodSurface
+
+
+def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> str:
+    """The next flood state of an object (normal, flooded, floating, flooded_floating)."""
+    flooded = state in ("flooded", "flooded_floating") or (in_water and not waterproof)
+    if in_water and buoyant:
+        return "flooded_floating" if flooded else "floating"
+    return "flooded" if flooded else "normal"
 
 
 class FloodHazard(Hazard):
@@ -24,13 +41,17 @@ class FloodHazard(Hazard):
         self.surface.set_frame(world.frame)
         if world.physics is not None and self.surface.level > 0:
             world.physics.step_with(self.frame_dt, self._fn)
-        for o in world.objects:
-            if o.location == "scene":
-                h = float(self.surface.height_at(o.position[:2]))
-                o.meta["water_level"] = h
-                if not o.category.waterproof and h > o.position[2]:
-                    o.damaged = True
-                o.state = "submerged" if h > o.position[2] else "dry"
+        objs = [o for o in world.objects if o.location == "scene"]
+        if not objs or self.surface.level <= 0:
+            return
+        corners = np.stack([o.box.corners() for o in objs])                 # (N, 8, 3)
+        surface = self.surface.height_at(corners[..., :2])                   # (N, 8)
+        wet = (surface > corners[..., 2]).any(axis=1)
+        centre = self.surface.height_at(np.array([o.position[:2] for o in objs]))
+        for o, w, h in zip(objs, wet, centre):
+            o.meta["water_level"] = float(h)
+            o.state = flood_state(o.state, bool(w), o.category.waterproof, o.category.density < RHO_WATER)
+            o.damaged = o.damaged or o.state in ("flooded", "flooded_floating")
 
     def is_damaged(self, obj, world) -> bool:
         return obj.damaged
