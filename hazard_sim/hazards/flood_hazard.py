@@ -26,21 +26,32 @@ def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> 
     return "flooded" if flooded else "normal"
 
 
+#: physics steps (5 ms each) between evaluations of buoyancy and drag: 20 ms is a tenth
+#: of the bobbing period of the thinnest floating object (about 0.2 s) and the drag cap
+#: (``FloodForceModel``) keeps the held drag from overshooting
+FORCE_EVERY = 4
+
+
 class FloodHazard(Hazard):
     name = "flood"
     channel = "water_level"
 
-    def __init__(self, world, source_wall: str, params: FloodParams = FloodParams(), frame_dt: float = 0.1):
+    def __init__(self, world, source_wall: str, params: FloodParams = FloodParams(), frame_dt: float = 0.1,
+                 force_every: int = FORCE_EVERY):
         self.p = params
+        self.force_every = force_every
         self.surface = FloodSurface(world.scene.bounds, source_wall, params)
         self.forces = FloodForceModel(water_velocity=lambda pts: self.surface.water_velocity(pts[:, :2]))
         self.frame_dt = frame_dt
-        self._fn = self.forces.force_fn(world.physics, self.surface.height_at) if world.physics else None
+        if world.physics is not None:
+            world.physics.enable_sleep()      # dry objects at rest cost nothing until the water comes
+        self._fn = (self.forces.force_fn(world.physics, self.surface.height_at, hold=force_every)
+                    if world.physics else None)
 
     def step_frame(self, world) -> None:
         self.surface.set_frame(world.frame)
         if world.physics is not None and self.surface.level > 0:
-            world.physics.step_with(self.frame_dt, self._fn)
+            world.physics.step_with(self.frame_dt, self._fn, every=self.force_every)
         objs = [o for o in world.objects if o.location == "scene"]
         if not objs or self.surface.level <= 0:
             return
