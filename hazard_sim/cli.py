@@ -26,6 +26,10 @@ def _camera(a):
 
 
 def _agent_kwargs(a) -> dict:
+    if a.agent == "llm":
+        kw = {"mode": a.llm_mode, "model": a.llm_model, "base_url": a.llm_base_url, "timeout": a.llm_timeout,
+              "retries": a.llm_retries, "transcript_dir": a.llm_transcript_dir}
+        return {k: v for k, v in kw.items() if v is not None}
     return {"simulations": a.mcts_simulations} if a.agent.startswith("mcts") and a.mcts_simulations else {}
 
 
@@ -43,7 +47,7 @@ def cmd_run(a) -> int:
     from hazard_sim.runner import run_episode
     m = run_episode(_benchmark(a), a.split, a.episode, a.agent, a.seed, camera=_camera(a), save_viz=a.save_viz,
                     hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a),
-                    render_backend=a.render_backend)
+                    render_backend=a.render_backend, frame_limit=a.frame_limit)
     if a.json:
         print(json.dumps(m, sort_keys=True))
     else:
@@ -51,6 +55,9 @@ def cmd_run(a) -> int:
         print(f"  value rate {m['value_rate']:.3f}   step {_fmt(m['step'])}   damage {_fmt(m['damage'])}")
         print(f"  rescued {m['rescued_count']}/{m['targets']} targets in {m['frames']} frames, "
               f"{m['actions']} actions ({m['failed_actions']} failed), {m['wall_time_s']:.1f} s")
+        if "llm_calls" in m:
+            print(f"  LLM: {m['llm_calls']} calls, {m['llm_fallbacks']} fallbacks of {m['llm_decisions']} decisions; "
+                  f"transcript {m['llm_transcript']}")
         if a.save_viz:
             print(f"  pictures: {m['viz']['topdown']}, {m['viz']['first_person']}, {m['viz']['dir']}/frames/")
     return 0
@@ -163,6 +170,17 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--height", type=int, default=256)
         sp.add_argument("--hfov", type=float, default=90.0)
         sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
+        llm = sp.add_argument_group("LLM agent (--agent llm; any OpenAI-compatible chat endpoint)")
+        llm.add_argument("--llm-mode", default="direct", choices=["direct", "cot"],
+                         help="direct answer, or chain of thought then a second call for the option")
+        llm.add_argument("--llm-model", metavar="NAME", help="model name (default: $OPENAI_MODEL)")
+        llm.add_argument("--llm-base-url", metavar="URL",
+                         help="endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL; key: "
+                              "$OPENAI_API_KEY)")
+        llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
+        llm.add_argument("--llm-retries", type=int, metavar="N", help="retries of a failed request (default 2)")
+        llm.add_argument("--llm-transcript-dir", metavar="DIR",
+                         help="where the per-episode transcripts go (default runs/llm)")
 
     r = sub.add_parser("run", help="run one episode")
     common(r)
@@ -170,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--save-viz", metavar="DIR", help="write top-down and first-person pictures")
     r.add_argument("--hazards-affect-agent", action="store_true")
+    r.add_argument("--frame-limit", type=int, metavar="N", help="end the episode after N frames (default: the "
+                                                               "benchmark's limit)")
     r.set_defaults(func=cmd_run)
 
     from hazard_sim.runner import default_workers

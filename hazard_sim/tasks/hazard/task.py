@@ -56,6 +56,8 @@ class RescueTask(Task):
         carts = {pid: name for name, pid in env.world.part_ids.items() if name.startswith("cart")}
         return {
             "hazard": self.name,
+            "split": env.split,
+            "episode": env.spec_dict["index"],
             "goal": f"rescue the target objects into {'a shopping cart' if self.container == 'cart' else 'the bag'}",
             "container": self.container,
             "frame_limit": env.frame_limit,
