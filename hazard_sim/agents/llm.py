@@ -34,25 +34,12 @@ import os
 from hazard_sim.agents.base import Agent
 from hazard_sim.llm import ChatClient, LLMError, LLMUnavailable, Transcript, parse_choice
 from hazard_sim.llm.parse import LETTERS
+from hazard_sim.tasks.hazard.prompts import reading, target_attribute, task_text
 
 MAX_OPTIONS = 10
 HISTORY = 10
 COT_CUE = "Let's think step by step."
 COT_ANSWER = "Answer with only one best next action. So the answer is option"
-
-TASK_TEXT = {
-    "fire": ("I am in a house on fire. I must rescue valuable objects into the bag I carry before they burn. "
-             "An object loses half its value once it is burning or burnt; fire spreads over the floor and heats "
-             "objects near it until they catch fire."),
-    "flood": ("I am in a house that is flooding: water comes in from one wall and rises. I must rescue valuable "
-              "objects into the bag I carry. An object that is not waterproof loses half its value as soon as "
-              "the water touches it; light objects float away."),
-    "wind": ("I am outdoors in a strong wind that blows light objects away. I must carry valuable objects to a "
-             "shopping cart and drop them in. Objects blown out of the area are lost."),
-}
-READING = {"fire": ("temperature", "C", "{:.0f}"), "flood": ("water level", "m", "{:.2f}"),
-           "wind": (None, None, None)}
-
 
 class LLMAgent(Agent):
     name = "llm"
@@ -76,7 +63,8 @@ class LLMAgent(Agent):
     # ------------------------------------------------------------ episode
     def reset(self, obs, info):
         task = info["task"]
-        self.hazard = task.get("hazard", "fire")
+        self.hazard = task.get("hazard", "")
+        task_text(self.hazard)          # a clear error for a task without a prompt
         self.current = None
         self.plan_text = None
         self.log: list[str] = []           # "<option>: <result>" of past choices
@@ -164,23 +152,17 @@ class LLMAgent(Agent):
         return texts, acts
 
     def _reading(self, value) -> str:
-        name, unit, fmt = READING.get(self.hazard, (None, None, None))
-        if name is None or value != value:      # NaN: never read
+        r = reading(self.hazard)
+        if r is None or value != value:      # no reading for this hazard, or NaN: never read
             return ""
+        name, unit, fmt = r
         return f", {name} {fmt.format(value)} {unit}"
 
     def prompt(self, options: list[str]) -> str:
         m = self.memory
-        lines = [TASK_TEXT.get(self.hazard, TASK_TEXT["fire"]), "", "Target objects:"]
+        lines = [task_text(self.hazard), "", "Target objects:"]
         for t in m.task["targets"]:
-            attrs = [f"value {t['value']}"]
-            if self.hazard == "flood":
-                attrs.append("waterproof" if t.get("waterproof") else "not waterproof")
-            elif self.hazard == "fire":
-                attrs.append("fireproof" if t.get("fireproof") else "not fireproof")
-            else:
-                attrs.append(f"wind resistance {t.get('wind_resistance', 0):g}")
-            lines.append(f"- {t['category']}: {', '.join(attrs)}")
+            lines.append(f"- {t['category']}: value {t['value']}, {target_attribute(self.hazard, t)}")
         now = [r for r in m.objects.values() if r.is_target and r.status == "scene" and r.last_seen == m.frame]
         before = [r for r in m.objects.values() if r.is_target and r.status == "scene" and r.last_seen != m.frame]
         lines += ["", f"Current state (frame {m.frame}):"]
@@ -194,7 +176,7 @@ class LLMAgent(Agent):
         lines.append(f"Holding: {held.category} ({held.id})" if held else "Holding: nothing")
         done = [r for r in m.objects.values() if r.is_target and r.status == "rescued"]
         lines.append("Rescued: " + (", ".join(f"{r.category} ({r.id})" for r in done) or "none"))
-        if READING.get(self.hazard, (None,))[0]:
+        if reading(self.hazard) is not None:
             hist = [r for r in m.objects.values() if r.is_target and len(r.readings) >= 2 and r.status == "scene"]
             if hist:
                 lines += ["", "History of object states:"]
