@@ -1,4 +1,9 @@
-"""The wind hazard: a turbulent wind pushing objects through MuJoCo."""
+"""The wind hazard: a turbulent wind pushing objects through MuJoCo.
+
+The outdoor patch (16 m x 16 m) has no fence, as in the public HAZARD code: an object
+whose centre leaves the patch is lost (state ``lost``, taken out of the scene; it can no
+longer be rescued).  The drag-law force is multiplied by :data:`FORCE_GAIN`.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -33,6 +38,16 @@ class WindHazard(Hazard):
     def step_frame(self, world) -> None:
         self.model.resample_turbulence(len(world.objects))
         world.physics.step_with(self.frame_dt, self._fn, every=self.force_every)
+        # no fence (public HAZARD code): what the wind carries out of the patch is lost for good
+        x0, y0, x1, y1 = world.scene.bounds
+        pos = world.physics.positions()
+        for o in world.objects:
+            if o.location == "scene" and o.body >= 0:
+                x, y, z = pos[o.body]
+                if not (x0 <= x <= x1 and y0 <= y <= y1) or z < -1.0:
+                    o.state = "lost"
+                    o.meta["lost_at"] = world.frame
+                    world.take(o, "lost")
 
     def body_push(self, xy) -> np.ndarray:
         # a person leaning into a strong wind drifts a little: 1 % of the wind speed

@@ -44,7 +44,8 @@ class RescueTask(Task):
     def terminated(self, env, act) -> bool:
         if act is not None and act.name == "stop":
             return True
-        return all(o.location == "rescued" for o in env.world.targets())
+        # over when no target is left to rescue (rescued, or lost: blown out of the wind's patch)
+        return all(o.location in ("rescued", "lost") for o in env.world.targets())
 
     def on_rescue(self, env, obj) -> None:
         if obj.is_target:
@@ -91,5 +92,6 @@ class RescueMeasure(Measure):
         targets = env.world.targets()
         m = episode_metrics(env.task.rescued, self._values(env))
         m.update({"targets": len(targets), "target_value": sum(o.category.value for o in targets),
+                  "lost_count": sum(o.location == "lost" for o in targets),
                   "rescued": [r.__dict__ for r in env.task.rescued]})
         return m
