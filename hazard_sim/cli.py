@@ -100,7 +100,8 @@ def cmd_table(a) -> int:
     out_dir = Path(a.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = []
-    for agent in a.agents.split(","):
+    agents = a.agents or ",".join(DEFAULT_TABLE_AGENTS + (("llm",) if _llm_configured() else ()))
+    for agent in agents.split(","):
         known = agents_for(a.benchmark)
         if agent not in known:
             raise KeyError(f"unknown agent {agent!r} for {a.benchmark}; known: {', '.join(sorted(known))}")
@@ -112,6 +113,16 @@ def cmd_table(a) -> int:
     print(text)
     (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}.txt").write_text(text + "\n")
     return 0
+
+
+DEFAULT_TABLE_AGENTS = ("random", "rule", "greedy", "mcts", "mcts_hazard")
+
+
+def _llm_configured() -> bool:
+    """An LLM endpoint is configured (the table then adds the LLM row)."""
+    import os
+    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")) and \
+        bool(os.environ.get("OPENAI_MODEL"))
 
 
 def _legacy_stem(benchmark: str) -> str:
@@ -205,7 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
-    t.add_argument("--agents", default="random,rule,greedy,mcts")
+    t.add_argument("--agents", default=None,
+                   help="comma-separated (default random,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
+                        "and OPENAI_BASE_URL or OPENAI_API_KEY are set)")
     t.add_argument("--episodes", type=int, default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     t.add_argument("--workers", type=int, default=default_workers())
