@@ -5,10 +5,14 @@ Measures, in one run:
     scenes at 256x256 and 640x480,
   * simulation frames per second of each task without rendering and with a camera
     frame rendered every frame,
-  * wall time of whole episodes (greedy agent; fire's 1500 frames among them).
+  * wall time of whole episodes (greedy agent; fire's 1500 frames among them), in
+    process and as whole processes (``hazard run --json``, start-up included),
+  * with ``--ref REV``, the same whole-process episodes of an older git revision in the
+    same run (exported with ``git archive`` to a temporary directory), interleaved with
+    ours so that both see the same machine load.
 Prints medians and writes JSON with --json FILE.
 
-    .venv/bin/python benchmarks/bench_hazard.py [--repeats 3] [--json runs/bench_speed.json]
+    .venv/bin/python benchmarks/bench_hazard.py [--repeats 3] [--ref REV] [--only episodes] [--json FILE]
 """
 from __future__ import annotations
 
@@ -17,7 +21,11 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -74,13 +82,88 @@ def bench_sim(task: str, frames: int, render: bool) -> float:
     return frames / (time.perf_counter() - t0)
 
 
+EPISODES = (("fire", 0), ("fire", 1), ("flood", 0), ("wind", 0))
+
+
+def export_revision(rev: str) -> str:
+    """A temporary directory holding ``hazard_sim`` of git revision ``rev``."""
+    root = Path(__file__).resolve().parent.parent
+    out = tempfile.mkdtemp(prefix="bench_ref_")
+    try:
+        tar = subprocess.run(["git", "-C", str(root), "archive", rev, "hazard_sim", "data"], check=True,
+                             capture_output=True).stdout
+    except subprocess.CalledProcessError as e:
+        raise SystemExit(f"--ref {rev}: git archive failed: {e.stderr.decode().strip()}") from None
+    subprocess.run(["tar", "-x", "-C", out], input=tar, check=True)
+    return out
+
+
+def process_episode(task: str, ep: int, pythonpath: str | None) -> tuple[float, dict]:
+    """Wall time of ``hazard run --json`` as a whole process (start-up included)."""
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "hazard_sim.cli", "run", "--task", task, "--split", "test",
+                        "--episode", str(ep), "--agent", "greedy", "--json"], env=env, capture_output=True,
+                       text=True, cwd=pythonpath or None)
+    wall = time.perf_counter() - t0
+    if r.returncode:
+        raise SystemExit(f"hazard run failed ({task} {ep}): {r.stderr.strip()[-500:]}")
+    return wall, json.loads(r.stdout)
+
+
+def bench_processes(repeats: int, ref: str | None, out: dict) -> None:
+    ref_dir = export_revision(ref) if ref else None
+    label = f"ours vs {ref}" if ref else "ours"
+    print(f"\nwhole processes, greedy agent, test episodes (median of {repeats}; {label})")
+    for task, ep in EPISODES:
+        ours, theirs, m_ours, m_ref = [], [], None, None
+        for _ in range(repeats):              # interleaved: both see the same load
+            w, m_ours = process_episode(task, ep, None)
+            ours.append(w)
+            if ref_dir:
+                w, m_ref = process_episode(task, ep, ref_dir)
+                theirs.append(w)
+        row = {"task": task, "episode": ep, "frames": m_ours["frames"], "wall_s_median": statistics.median(ours),
+               "value_rate": m_ours["value_rate"]}
+        line = f"  {task:5s} ep {ep}: ours {row['wall_s_median']:6.2f} s ({row['frames']} frames)"
+        if ref_dir:
+            row.update(ref=ref, ref_frames=m_ref["frames"], ref_wall_s_median=statistics.median(theirs),
+                       ref_value_rate=m_ref["value_rate"])
+            line += (f"   {ref}: {row['ref_wall_s_median']:6.2f} s ({row['ref_frames']} frames)   "
+                     f"speed-up x{row['ref_wall_s_median'] / row['wall_s_median']:.1f}")
+        out["processes"].append(row)
+        print(line, flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--ref", metavar="REV", help="also time whole-process episodes of this git revision")
+    ap.add_argument("--only", choices=["render", "sim", "episodes", "processes"], action="append",
+                    help="run only these parts (repeatable; default all)")
     a = ap.parse_args()
-    out = {"machine": machine(), "render": [], "sim": [], "episodes": []}
+    parts = set(a.only or ["render", "sim", "episodes", "processes"])
+    out = {"machine": machine(), "render": [], "sim": [], "episodes": [], "processes": []}
     print(f"machine: {out['machine']}")
+    if "processes" in parts:
+        bench_processes(a.repeats, a.ref, out)
+    if "render" in parts:
+        bench_render_all(out)
+    if "sim" in parts:
+        bench_sim_all(a.repeats, out)
+    if "episodes" in parts:
+        bench_episodes_all(a.repeats, out)
+    out["machine"]["load_avg_1min_end"] = os.getloadavg()[0]
+    if a.json:
+        os.makedirs(os.path.dirname(a.json) or ".", exist_ok=True)
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+def bench_render_all(out: dict) -> None:
     print("\nrendering (median over 200 frames)")
     for task in ("fire", "flood"):
         for w, h in ((256, 256), (640, 480)):
@@ -88,16 +171,22 @@ def main() -> None:
             out["render"].append(r)
             print(f"  {task:5s} {r['size']:>8}: RGB+depth+seg {r['fps_rgb_depth_seg']:7.1f} fps, "
                   f"+ hazard image {r['fps_with_hazard_image']:7.1f} fps")
-    print(f"\nsimulation frames per second (median of {a.repeats} runs of 300 frames)")
+
+
+def bench_sim_all(repeats: int, out: dict) -> None:
+    print(f"\nsimulation frames per second (median of {repeats} runs of 300 frames)")
     for task in ("fire", "flood", "wind"):
         for render in (False, True):
-            v = statistics.median(bench_sim(task, 300, render) for _ in range(a.repeats))
+            v = statistics.median(bench_sim(task, 300, render) for _ in range(repeats))
             out["sim"].append({"task": task, "render_every_frame": render, "fps": v})
             print(f"  {task:5s} {'with' if render else 'without':>7} rendering: {v:8.1f} frames/s")
-    print(f"\nwhole episodes, greedy agent (median of {a.repeats})")
-    for task, ep in (("fire", 0), ("fire", 1), ("flood", 0), ("wind", 0)):
+
+
+def bench_episodes_all(repeats: int, out: dict) -> None:
+    print(f"\nwhole episodes in process, greedy agent (median of {repeats})")
+    for task, ep in EPISODES:
         walls, frames = [], []
-        for _ in range(a.repeats):
+        for _ in range(repeats):
             m = run_episode(task, "test", ep, "greedy")
             walls.append(m["wall_time_s"])
             frames.append(m["frames"])
@@ -105,10 +194,6 @@ def main() -> None:
                                 "wall_s_median": statistics.median(walls)})
         print(f"  {task:5s} ep {ep}: {frames[0]:5d} frames in {statistics.median(walls):6.2f} s "
               f"({frames[0] / statistics.median(walls):.0f} frames/s)")
-    if a.json:
-        os.makedirs(os.path.dirname(a.json) or ".", exist_ok=True)
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
 
 
 if __name__ == "__main__":

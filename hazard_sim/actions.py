@@ -27,9 +27,9 @@ class Action:
         return f"{self.name}({'' if arg is None else arg})"
 
 
-#: largest accepted amounts: a move_by longer than any scene, a turn_by beyond a full turn
-#: either way, are input errors rather than actions
-MAX_MOVE_M, MAX_TURN_DEG = 50.0, 360.0
+#: largest accepted amounts (the Gymnasium action space's ``amount`` bounds): beyond them a
+#: move_by or turn_by is an input error rather than an action
+MAX_MOVE_M, MAX_TURN_DEG = 360.0, 360.0
 MAX_OBJECT_ID = 2 ** 31 - 1
 
 

@@ -85,10 +85,15 @@ def _check_dir_out(path: str | None, option: str) -> None:
 def _run_options(a) -> dict:
     """What run, bench and table pass to every episode besides the agent."""
     return dict(camera=_camera(a), render_backend=a.render_backend,
-                hazards_affect_agent=getattr(a, "hazards_affect_agent", False))
+                hazards_affect_agent=getattr(a, "hazards_affect_agent", False),
+                frame_limit=getattr(a, "frame_limit", None))
 
 
 def _agent_kwargs(a) -> dict:
+    if a.agent == "llm":
+        kw = {"mode": a.llm_mode, "model": a.llm_model, "base_url": a.llm_base_url, "timeout": a.llm_timeout,
+              "retries": a.llm_retries, "transcript_dir": a.llm_transcript_dir}
+        return {k: v for k, v in kw.items() if v is not None}
     return {"simulations": a.mcts_simulations} if a.agent.startswith("mcts") and a.mcts_simulations else {}
 
 
@@ -116,6 +121,9 @@ def cmd_run(a) -> int:
             print(f"  {spec.progress(m)}")
         print(f"  {m['frames']} frames, {m['actions']} actions ({m['failed_actions']} failed), "
               f"{m['wall_time_s']:.1f} s")
+        if "llm_calls" in m:
+            print(f"  LLM: {m['llm_calls']} calls, {m['llm_fallbacks']} fallbacks of {m['llm_decisions']} decisions; "
+                  f"transcript {m['llm_transcript']}")
         if a.save_viz:
             print(f"  pictures: {m['viz']['topdown']}, {m['viz']['first_person']}, {m['viz']['dir']}/frames/")
     return 0
@@ -134,8 +142,9 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
 
 
 def _episodes(a) -> list[int]:
-    n = get_spec(a.benchmark).dataset.count(a.split)
-    count = n if a.episodes is None else a.episodes
+    ds = get_spec(a.benchmark).dataset
+    n = ds.count(a.split)
+    count = ds.sweep_count(a.split) if a.episodes is None else a.episodes
     if not 1 <= count <= n:
         raise IndexError(f"--episodes {count} out of range: {a.benchmark}/{a.split} has {n} episodes")
     return list(range(count))
@@ -157,7 +166,8 @@ def cmd_table(a) -> int:
     from hazard_sim.runner import bench
     _benchmark(a)
     known = agents_for(a.benchmark)
-    agents = [x.strip() for x in a.agents.split(",") if x.strip()]
+    listed = a.agents or ",".join(DEFAULT_TABLE_AGENTS + (("llm",) if _llm_configured() else ()))
+    agents = [x.strip() for x in listed.split(",") if x.strip()]
     bad = [x for x in agents if x not in known]
     if bad or not agents:                   # checked before any episode runs
         raise KeyError(f"unknown agent(s) {', '.join(bad) or '(none given)'} for {a.benchmark}; "
@@ -175,6 +185,16 @@ def cmd_table(a) -> int:
     print(text)
     (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}.txt").write_text(text + "\n")
     return 0
+
+
+DEFAULT_TABLE_AGENTS = ("random", "rule", "greedy", "mcts", "mcts_hazard")
+
+
+def _llm_configured() -> bool:
+    """An LLM endpoint is configured (the table then adds the LLM row)."""
+    import os
+    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY")) and \
+        bool(os.environ.get("OPENAI_MODEL"))
 
 
 def _legacy_stem(benchmark: str) -> str:
@@ -235,6 +255,17 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--hfov", type=_float_in(1.0, 179.0, open_ends=True), default=90.0,
                         help="horizontal field of view (degrees, between 1 and 179)")
         sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
+        llm = sp.add_argument_group("LLM agent (--agent llm; any OpenAI-compatible chat endpoint)")
+        llm.add_argument("--llm-mode", default="direct", choices=["direct", "cot"],
+                         help="direct answer, or chain of thought then a second call for the option")
+        llm.add_argument("--llm-model", metavar="NAME", help="model name (default: $OPENAI_MODEL)")
+        llm.add_argument("--llm-base-url", metavar="URL",
+                         help="endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL; key: "
+                              "$OPENAI_API_KEY)")
+        llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
+        llm.add_argument("--llm-retries", type=int, metavar="N", help="retries of a failed request (default 2)")
+        llm.add_argument("--llm-transcript-dir", metavar="DIR",
+                         help="where the per-episode transcripts go (default runs/llm)")
 
     r = sub.add_parser("run", help="run one episode")
     common(r)
@@ -242,12 +273,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--save-viz", metavar="DIR", help="write top-down and first-person pictures")
     r.add_argument("--hazards-affect-agent", action="store_true")
+    r.add_argument("--frame-limit", type=_int_in(1, 10 ** 7), metavar="N",
+                   help="end the episode after N frames (default: the benchmark's limit)")
     r.set_defaults(func=cmd_run)
 
     from hazard_sim.runner import default_workers
     b = sub.add_parser("bench", help="run many episodes in parallel and print the paper's table")
     common(b)
-    b.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
+    b.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
+                   help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     b.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
     b.add_argument("--hazards-affect-agent", action="store_true")
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
@@ -257,8 +291,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
-    t.add_argument("--agents", default="random,rule,greedy,mcts")
-    t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
+    t.add_argument("--agents", default=None,
+                   help="comma-separated (default random,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
+                        "and OPENAI_BASE_URL or OPENAI_API_KEY are set)")
+    t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
+                   help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     t.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
     t.add_argument("--hazards-affect-agent", action="store_true")
     t.add_argument("--out-dir", default="runs/bench")

@@ -167,8 +167,17 @@ def _rng(*key) -> np.random.Generator:
 
 
 def _free_mask(scene, spec, pad):
-    """Cells at least ``pad`` m away from any solid part."""
-    return ~inflate(rasterize_boxes(spec, [p.box for p in scene.solids()]), pad, spec.resolution)
+    """Cells at least ``pad`` m away from any solid part and, outdoors, from the patch's edge
+    (as far as from the 1 m fence the regions had when the episodes were generated, so that
+    the committed episodes stay what they are now that the patch is open)."""
+    boxes = [p.box for p in scene.solids()]
+    if scene.kind == "outdoor" and not any(p.name.startswith("fence") for p in scene.parts):
+        from hazard_sim.scenes.base import wall_segments
+        x0, y0, x1, y1 = scene.bounds
+        for side, a, b in (("s", (x0, y0), (x1, y0)), ("n", (x0, y1), (x1, y1)),
+                           ("w", (x0, y0), (x0, y1)), ("e", (x1, y0), (x1, y1))):
+            boxes += [p.box for p in wall_segments(f"fence_{side}", a, b, height=1.0, color=(0, 0, 0))]
+    return ~inflate(rasterize_boxes(spec, boxes), pad, spec.resolution)
 
 
 def _sample_free(rng, spec, free, taken, clearance, tries=400):

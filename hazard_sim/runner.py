@@ -55,6 +55,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
             recorder.add(info, obs)
     m = env.metrics()
     env.close()
+    m.update(getattr(pol, "episode_info", dict)())
     m.update({"agent": agent, "actions": actions, "failed_actions": failed,
               "wall_time_s": round(time.perf_counter() - t0, 3)})
     if recorder:

@@ -10,7 +10,7 @@ from hazard_sim.actions import Action, ActionError, parse_action
 @pytest.mark.parametrize("action,match", [
     (("move_by", float("nan")), "move_by: amount must be finite"),
     (("turn_by", float("inf")), "turn_by: amount must be finite"),
-    (("move_by", -50.5), r"within \+-50 m"),
+    (("move_by", -360.5), r"within \+-360 m"),
     (("turn_by", 361), r"within \+-360 degrees"),
     (("move_by", "abc"), "move_by: amount must be a number"),
     (("walk_to", 1.7), "walk_to: object id must be an integer, got 1.7"),

@@ -72,26 +72,41 @@ def test_ignition_fireproof_and_burnt():
     assert temps.states[0] == BURNT
 
 
-def test_floor_fire_spreads_to_one_neighbour_and_never_into_blocked_cells():
+def test_floor_fire_tries_all_four_directions_at_full_scale_and_never_into_blocked_cells():
     p = FireParams()
     blocked = np.zeros((5, 5), bool)
     fire = FloorFire((0, 0, 1.0, 1.0), blocked, p)
     assert fire.ignite((0.5, 0.5))
-    fire.since_spread[2, 2] = 49          # next tick t = 50 -> p = 1
+    fire.since_spread[2, 2] = 240         # next tick: 250 frames = 50 clock units -> p = 1
     rng = np.random.default_rng(0)
-    assert fire.tick(rng) == 1
-    assert fire.burning.sum() == 2
-    assert fire.since_spread[2, 2] == 0   # the counter restarts after a spread
+    assert fire.tick(rng) == 0            # not at full scale yet: no spread however late
+    fire.scale[2, 2] = p.scale_max
+    fire.since_spread[2, 2] = 240
+    assert fire.tick(rng) == 4            # p = 1 for each of the 4 directions
+    assert fire.burning.sum() == 5
+    assert fire.since_spread[2, 2] == 0   # the clock restarts after a spread
     # all neighbours blocked: nothing can catch
     walled = np.ones((5, 5), bool)
     walled[2, 2] = False
     f2 = FloorFire((0, 0, 1.0, 1.0), walled, p)
     f2.ignite((0.5, 0.5))
-    f2.since_spread[2, 2] = 60
+    f2.scale[2, 2] = p.scale_max
+    f2.since_spread[2, 2] = 600
     for _ in range(10):
         f2.tick(rng)
     assert f2.burning.sum() == 1
     assert not f2.ignite((0.1, 0.1))      # a blocked cell cannot be lit
+
+
+def test_spread_clock_counts_frames_in_units_of_5():
+    fire = FloorFire((0, 0, 1.0, 1.0), None)
+    fire.ignite((0.5, 0.5))
+    fire.scale[2, 2] = fire.p.scale_max
+    fire.since_spread[2, 2] = 190         # next tick: 200 frames = 40 units -> p = 0.02 + 0.98 / 2 = 0.51
+    assert spread_probability(200 / 5) == pytest.approx(0.51)
+    # with a generator whose 4 draws are known, exactly the draws below 0.51 catch
+    draws = np.random.default_rng(7).random((1, 4))
+    assert fire.tick(np.random.default_rng(7)) == int((draws < 0.51).sum())
 
 
 def test_flame_grows_from_0_1_to_0_8_in_steps_of_0_05():
@@ -107,12 +122,14 @@ def test_flame_grows_from_0_1_to_0_8_in_steps_of_0_05():
 
 
 def test_spread_rate_matches_probability_statistically():
-    # many isolated burning cells at t = 0 -> p = 0.02 per tick
+    # many isolated full-scale cells early on -> p = 0.02 per direction: a cell spreads
+    # when any of its 4 tries succeeds, 1 - 0.98^4 = 0.0776 of them
     fire = FloorFire((0, 0, 40.0, 40.0), None)
     fire.burning[::3, ::3] = True
+    fire.scale[fire.burning] = fire.p.scale_max
     n = int(fire.burning.sum())
     rng = np.random.default_rng(3)
     before = fire.burning.copy()
     fire.tick(rng)
     spread = int((fire.since_spread[before] == 0).sum())
-    assert abs(spread / n - 0.02) < 0.01
+    assert abs(spread / n - (1 - 0.98 ** 4)) < 0.015

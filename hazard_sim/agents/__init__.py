@@ -1,14 +1,17 @@
 """Agents, grouped by the benchmarks they play (a spec's ``agents`` names its group).
 
-HAZARD's baselines (random, rule, greedy, MCTS and value-aware MCTS) form the
+HAZARD's baselines (random, rule, greedy, MCTS, value-aware MCTS, MCTS with a hazard model and
+the LLM agent) form the
 ``hazard`` group, also reachable as :data:`AGENTS`. Other benchmarks register their
 own group with :func:`register_agent`, so names such as ``random`` can repeat.
 """
 from hazard_sim.agents.base import Agent
-from hazard_sim.agents.mcts import MCTSAgent, ValueAwareMCTSAgent
+from hazard_sim.agents.llm import LLMAgent
+from hazard_sim.agents.mcts import HazardMCTSAgent, MCTSAgent, ValueAwareMCTSAgent
 from hazard_sim.agents.simple import GreedyAgent, RandomAgent, RuleAgent
 
-AGENTS = {cls.name: cls for cls in (RandomAgent, RuleAgent, GreedyAgent, MCTSAgent, ValueAwareMCTSAgent)}
+AGENTS = {cls.name: cls for cls in (RandomAgent, RuleAgent, GreedyAgent, MCTSAgent, ValueAwareMCTSAgent,
+                                    HazardMCTSAgent, LLMAgent)}
 AGENT_GROUPS: dict[str, dict[str, type]] = {"hazard": AGENTS}
 
 

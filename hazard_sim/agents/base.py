@@ -87,6 +87,10 @@ class Agent(abc.ABC):
     def decide(self):
         """Implemented by each subclass."""
 
+    def episode_info(self) -> dict:
+        """Keys the agent adds to the episode's results when it ends (e.g. LLM call counts)."""
+        return {}
+
     # ------------------------------------------------------------ shared routine
     def to_container(self):
         """Holding an object: drop it (into the bag), or carry it to the nearest cart first."""

@@ -23,12 +23,20 @@ class Dataset:
     """Where a benchmark's episodes come from: ``load(split, index, root) -> dict``,
     ``validate(episode, where, spec) -> dict``, ``count(split, root) -> int`` and, optionally,
     ``fingerprint(split, root) -> str`` (changes whenever the split's episodes do; sweeps
-    record it so that results of other episode files are never reused)."""
+    record it so that results of other episode files are never reused). ``sweep`` gives,
+    per split, how many episodes (the first ones) a sweep runs by default, e.g. a
+    leaderboard's count; a split not named there sweeps them all."""
     load: Callable[..., dict]
     validate: Callable[..., dict]
     count: Callable[..., int]
     splits: tuple[str, ...] = ("train", "test")
     fingerprint: Callable[..., str] | None = None
+    sweep: dict = field(default_factory=dict)
+
+    def sweep_count(self, split: str, root=None) -> int:
+        """Episodes of a default sweep of ``split`` (never more than the split has)."""
+        n = self.count(split, root)
+        return min(int(self.sweep.get(split, n)), n)
 
 
 @dataclass(frozen=True)

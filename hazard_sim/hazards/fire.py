@@ -11,10 +11,13 @@ Numbers from the paper and its public code (``reference/benchmarks.md``):
   BURNT.  A burnt object no longer burns and cools like any other object.
   Fireproof objects never ignite.
 * The floor is a grid of 0.2 m cells.  Every 10 frames (a tick) a burning cell's
-  flame grows (scale 0.1 -> 0.8 in steps of 0.05) and it spreads to one random
-  4-neighbour with probability ``p(t)``, t = ticks since its last spread:
-  0.02 for t <= 30, rising linearly to 1.0 at t = 50.  Cells under walls or
-  furniture never catch.
+  flame grows (scale 0.1 -> 0.8 in steps of 0.05).  As in the public code, a cell
+  spreads only once its flame is at full scale; it then tries each of its 4
+  directions once per tick, each try succeeding with probability ``p(t)``, where t
+  counts the frames since the cell's last spread (or ignition) in units of 5
+  frames: 0.02 for t <= 30, rising linearly to 1.0 at t = 50.  A spread (one or more
+  directions caught) restarts the cell's clock.  Cells under walls or furniture
+  never catch.
 * Ours, documented: a burning object standing on the floor ignites the cell
   under it; the bag-held / rescued objects leave the simulation.
 """
@@ -42,6 +45,7 @@ class FireParams:
     burn_updates: int = 300        # updates a burning object lasts before BURNT
     cell_size: float = 0.2
     tick_frames: int = 10          # frames per fire-spread tick
+    clock_frames: int = 5          # the spread probability's clock counts frames in these units
     scale_start: float = 0.1
     scale_max: float = 0.8
     scale_step: float = 0.05
@@ -51,7 +55,7 @@ class FireParams:
 
 
 def spread_probability(t, params: FireParams = FireParams()):
-    """p(t): 0.02 up to t_low ticks, linear to 1.0 at t_high, 1.0 after."""
+    """p(t): 0.02 up to t_low clock units, linear to 1.0 at t_high, 1.0 after."""
     t = np.asarray(t, dtype=float)
     ramp = params.p_low + (1.0 - params.p_low) * (t - params.t_low) / (params.t_high - params.t_low)
     return np.where(t <= params.t_low, params.p_low, np.minimum(ramp, 1.0))
@@ -118,7 +122,7 @@ class FloorFire:
         shape = self.spec.shape
         self.blocked = np.zeros(shape, bool) if blocked is None else blocked
         self.burning = np.zeros(shape, bool)
-        self.since_spread = np.zeros(shape, int)
+        self.since_spread = np.zeros(shape, int)      # frames since the cell's last spread
         self.scale = np.zeros(shape)
 
     def ignite(self, xy) -> bool:
@@ -131,22 +135,23 @@ class FloorFire:
         return True
 
     def tick(self, rng: np.random.Generator) -> int:
-        """One 10-frame tick: grow flames, maybe spread; returns cells newly on fire."""
+        """One 10-frame tick: grow flames; cells at full scale try their 4 directions;
+        returns cells newly on fire."""
         p = self.p
         b = self.burning
         self.scale[b] = np.minimum(self.scale[b] + p.scale_step, p.scale_max)
-        self.since_spread[b] += 1
-        ii, jj = np.nonzero(b)
+        self.since_spread[b] += p.tick_frames
+        ii, jj = np.nonzero(b & (self.scale >= p.scale_max - 1e-9))
         if len(ii) == 0:
             return 0
-        prob = spread_probability(self.since_spread[ii, jj], p)
-        go = rng.random(len(ii)) < prob
-        direction = rng.integers(0, 4, len(ii))
-        ii, jj, direction = ii[go], jj[go], direction[go]
-        self.since_spread[ii, jj] = 0
-        di = np.array([1, -1, 0, 0])[direction]
-        dj = np.array([0, 0, 1, -1])[direction]
-        ni, nj = ii + di, jj + dj
+        prob = spread_probability(self.since_spread[ii, jj] / p.clock_frames, p)
+        go = rng.random((len(ii), 4)) < prob[:, None]          # each direction tried once
+        spread = go.any(axis=1)
+        self.since_spread[ii[spread], jj[spread]] = 0
+        di = np.array([1, -1, 0, 0])
+        dj = np.array([0, 0, 1, -1])
+        k, d = np.nonzero(go)
+        ni, nj = ii[k] + di[d], jj[k] + dj[d]
         h, w = b.shape
         ok = (ni >= 0) & (ni < h) & (nj >= 0) & (nj < w)
         ni, nj = ni[ok], nj[ok]

@@ -132,11 +132,17 @@ class FloodForceModel:
             h[on] = water_height_fn
 
         bottoms, tops = box_z_extent(centers, halfs, rots)
-        frac = submerged_fraction(bottoms, tops, h)
+        frac_all = submerged_fraction(bottoms, tops, h)
+        forces, torques = np.zeros((n, 3)), np.zeros((n, 3))
+        # every term scales with the submerged fraction: only wet bodies need the rest
+        w = np.flatnonzero(on & (frac_all > 0))
+        if len(w) == 0:
+            return forces, torques
+        halfs, rots, vel, frac = halfs[w], rots[w], vel[w], frac_all[w]
         volume = 8.0 * np.prod(halfs, axis=1)
         displaced = self.rho * volume * frac  # mass of displaced water, kg
 
-        water = self.flow(centers)
+        water = self.flow(centers[w])
         rel = vel[:, :3] - water
         area = facing_area(halfs, rots, rel)
         damp = drag(vel[:, :3], water, area, frac, self.cd, self.rho)
@@ -149,27 +155,26 @@ class FloodForceModel:
         ang_coef = (self.angular_damping * displaced)[:, None]
 
         if masses is not None and dt is not None:
-            m = np.asarray(masses, float).reshape(-1)
+            m = np.asarray(masses, float).reshape(-1)[w]
             cap = m * np.linalg.norm(rel, axis=1) / dt
             mag = np.linalg.norm(damp, axis=1)
             damp *= np.minimum(1.0, cap / np.maximum(mag, 1e-12))[:, None]
             ang_coef = np.minimum(ang_coef, (m / dt)[:, None])
         tau_body = -ang_coef * unit_inertia * w_body
-        torques = np.einsum("nij,nj->ni", rots, tau_body)
-
-        forces = buoyancy(volume, frac, self.rho, self.g) + damp
-        forces[~on] = 0.0
-        torques[~on] = 0.0
+        torques[w] = np.einsum("nij,nj->ni", rots, tau_body)
+        forces[w] = buoyancy(volume, frac, self.rho, self.g) + damp
         return forces, torques
 
-    def force_fn(self, world, water_height_fn):
+    def force_fn(self, world, water_height_fn, hold: int = 1):
         """A ``force_fn(positions, velocities)`` for ``RigidWorld.step_with``.
 
         ``world`` needs ``halfs``, ``masses``, ``timestep``, ``enabled`` and
-        ``rotations()`` (duck-typed: this module does not import MuJoCo).
+        ``rotations()`` (duck-typed: this module does not import MuJoCo).  ``hold``:
+        physics steps the forces are held for (``step_with``'s ``every``); the damping
+        cap then uses that longer interval.
         """
         def fn(positions, velocities):
             return self(positions, world.halfs, world.rotations(), velocities, water_height_fn,
-                        masses=world.masses, dt=world.timestep, active=world.enabled)
+                        masses=world.masses, dt=world.timestep * hold, active=world.enabled)
 
         return fn

@@ -1,36 +1,68 @@
-"""The flood hazard: rising sloped water, buoyancy and drag through MuJoCo, damage."""
+"""The flood hazard: rising sloped water, buoyancy and drag through MuJoCo, damage.
+
+Object states follow the public HAZARD code: as soon as any part of an object is in
+water (any corner of its box below the water surface), a non-waterproof object turns
+``flooded`` (``flooded_floating`` while it floats), a waterproof one that floats
+``floating``.  Leaving the water turns ``flooded_floating`` into ``flooded`` and
+``floating`` back into ``normal``; ``flooded`` never goes back: the object is damaged
+(its value is halved when rescued).  An object floats when it is lighter than the water
+it can displace (density below 1000 kg/m^3).
+"""
 from __future__ import annotations
 
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.flood_forces import FloodForceModel
+from hazard_sim.hazards.flood_forces import RHO_WATER, FloodForceModel
 from hazard_sim.hazards.flood_level import FloodParams, FloodSurface
+
+
+def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> str:
+    """The next flood state of an object (normal, flooded, floating, flooded_floating)."""
+    flooded = state in ("flooded", "flooded_floating") or (in_water and not waterproof)
+    if in_water and buoyant:
+        return "flooded_floating" if flooded else "floating"
+    return "flooded" if flooded else "normal"
+
+
+#: physics steps (5 ms each) between evaluations of buoyancy and drag: 20 ms is a tenth
+#: of the bobbing period of the thinnest floating object (about 0.2 s) and the drag cap
+#: (``FloodForceModel``) keeps the held drag from overshooting
+FORCE_EVERY = 4
 
 
 class FloodHazard(Hazard):
     name = "flood"
     channel = "water_level"
 
-    def __init__(self, world, source_wall: str, params: FloodParams = FloodParams(), frame_dt: float = 0.1):
+    def __init__(self, world, source_wall: str, params: FloodParams = FloodParams(), frame_dt: float = 0.1,
+                 force_every: int = FORCE_EVERY):
         self.p = params
+        self.force_every = force_every
         self.surface = FloodSurface(world.scene.bounds, source_wall, params)
         self.forces = FloodForceModel(water_velocity=lambda pts: self.surface.water_velocity(pts[:, :2]))
         self.frame_dt = frame_dt
-        self._fn = self.forces.force_fn(world.physics, self.surface.height_at) if world.physics else None
+        if world.physics is not None:
+            world.physics.enable_sleep()      # dry objects at rest cost nothing until the water comes
+        self._fn = (self.forces.force_fn(world.physics, self.surface.height_at, hold=force_every)
+                    if world.physics else None)
 
     def step_frame(self, world) -> None:
         self.surface.set_frame(world.frame)
         if world.physics is not None and self.surface.level > 0:
-            world.physics.step_with(self.frame_dt, self._fn)
-        for o in world.objects:
-            if o.location == "scene":
-                h = float(self.surface.height_at(o.position[:2]))
-                o.meta["water_level"] = h
-                if not o.category.waterproof and h > o.position[2]:
-                    o.damaged = True
-                o.state = "submerged" if h > o.position[2] else "dry"
+            world.physics.step_with(self.frame_dt, self._fn, every=self.force_every)
+        objs = [o for o in world.objects if o.location == "scene"]
+        if not objs or self.surface.level <= 0:
+            return
+        corners = np.stack([o.box.corners() for o in objs])                 # (N, 8, 3)
+        surface = self.surface.height_at(corners[..., :2])                   # (N, 8)
+        wet = (surface > corners[..., 2]).any(axis=1)
+        centre = self.surface.height_at(np.array([o.position[:2] for o in objs]))
+        for o, w, h in zip(objs, wet, centre):
+            o.meta["water_level"] = float(h)
+            o.state = flood_state(o.state, bool(w), o.category.waterproof, o.category.density < RHO_WATER)
+            o.damaged = o.damaged or o.state in ("flooded", "flooded_floating")
 
     def is_damaged(self, obj, world) -> bool:
         return obj.damaged

@@ -3,8 +3,8 @@
 The surface rises 0.01 m every 10 frames at the source wall up to 1.5 m and is
 sloped at 3 degrees away from the source, so the water advances across the
 room.  Once the source side has reached 1.5 m the far side keeps rising at the
-same rate until the surface is flat.  A non-waterproof object is damaged when
-the water surface is above its centre (half submerged): HAZARD's "submerged".
+same rate until the surface is flat.  Object states and damage (on first contact
+with the water) are the flood hazard's (``flood_hazard.flood_state``).
 """
 from __future__ import annotations
 

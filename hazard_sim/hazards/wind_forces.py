@@ -137,17 +137,18 @@ class WindModel:
         torques[:, 2] = self.torque_scale * self._spin * mag * np.hypot(halfs[:, 0], halfs[:, 1])
         return f, torques
 
-    def force_fn(self, world, resistances, in_cart_mask=None):
+    def force_fn(self, world, resistances, in_cart_mask=None, hold: int = 1):
         """A ``force_fn(positions, velocities)`` for ``RigidWorld.step_with``.
 
         ``world`` needs ``halfs``, ``masses``, ``timestep``, ``enabled`` and
         ``rotations()``; disabled bodies (picked up, in a cart) feel nothing.
+        ``hold``: physics steps the forces are held for (the cap then uses that interval).
         """
         def fn(positions, velocities):
             off = ~np.asarray(world.enabled, bool)
             if in_cart_mask is not None:
                 off = off | np.asarray(in_cart_mask, bool)
             return self.forces(world.halfs, world.rotations(), velocities, resistances, off,
-                               masses=world.masses, dt=world.timestep)
+                               masses=world.masses, dt=world.timestep * hold)
 
         return fn

@@ -238,20 +238,39 @@ class RigidWorld:
         self._xfrc[:] = 0.0
         self._hold_disabled()
 
-    def step_with(self, duration: float, force_fn: ForceFn) -> None:
+    def step_with(self, duration: float, force_fn: ForceFn, every: int = 1) -> None:
         """Advance ``duration`` s, re-evaluating ``force_fn(positions, velocities)``
-        -> ``(forces, torques)`` (each (N, 3) or None) before every MuJoCo step,
-        so that drag and buoyancy follow the motion."""
-        for _ in range(self.n_substeps(duration)):
+        -> ``(forces, torques)`` (each (N, 3) or None) before every ``every`` MuJoCo
+        steps (forces held in between), so that drag and buoyancy follow the motion."""
+        n, every = self.n_substeps(duration), max(1, int(every))
+        k = 0
+        while k < n:
             self._apply(*force_fn(self.positions(), self.velocities()))
-            mujoco.mj_step(self.model, self.data)
+            m = min(every, n - k)
+            # parked (disabled) bodies collide with nothing: holding them after the m steps
+            # rather than after each leaves every enabled body's motion the same
+            mujoco.mj_step(self.model, self.data, nstep=m)
             self._hold_disabled()
+            k += m
         self._xfrc[:] = 0.0
 
     def settle(self, seconds: float = 1.0) -> None:
         """Let the objects come to rest at the start, then zero their velocities."""
         self.step(seconds)
         self._qvel[:] = 0.0
+
+    def enable_sleep(self, tolerance: float | None = None) -> None:
+        """Let MuJoCo put bodies at rest to sleep (they cost next to nothing until a
+        contact, a changed velocity or an applied force wakes them).  Off by default:
+        it changes the last digits of resting bodies' poses."""
+        self.model.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+        if tolerance is not None:
+            self.model.opt.sleep_tolerance = float(tolerance)
+
+    @property
+    def sleeping(self) -> np.ndarray:
+        """(N,) bool: which bodies MuJoCo has put to sleep."""
+        return np.asarray(self.data.body_awake[1:self.n + 1]) == 0
 
     @property
     def time(self) -> float:

@@ -28,6 +28,8 @@ FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
 MAX_ACTIONS = 2000          # actions per episode (a safety net; the frame limit binds first)
 PHYSICS = {"fire": False, "flood": True, "wind": True}
 CONTAINER = {"fire": "bag", "flood": "bag", "wind": "cart"}
+#: the leaderboard's test episodes (public HAZARD code): a default test sweep runs these
+LEADERBOARD_TEST_EPISODES = {"fire": 25, "flood": 25, "wind": 20}
 
 
 def build_world(hazard: str, ep: dict, rng) -> World:
@@ -79,13 +81,24 @@ def _fingerprint(hazard: str, split: str, root=None) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def _fmt(v) -> str:
+    return "-" if v is None else f"{v:.1f}" if isinstance(v, float) else str(v)
+
+
+def _progress(r: dict) -> str:
+    """One episode's HAZARD metrics in a line."""
+    return (f"value rate {r['value_rate']:.3f}  step {_fmt(r['step'])}  damage {_fmt(r['damage'])}  "
+            f"rescued {r['rescued_count']}/{r['targets']}")
+
+
 def hazard_spec(hazard: str) -> BenchmarkSpec:
     return BenchmarkSpec(
         id=f"hazard/{hazard}",
         description=f"HAZARD {hazard}: rescue valuable objects from the {hazard}",
         dataset=Dataset(load=partial(load_episode, hazard), validate=partial(_validate, hazard),
                         count=lambda split, root=None: len(load_dataset(hazard, split, root)),
-                        fingerprint=partial(_fingerprint, hazard)),
+                        fingerprint=partial(_fingerprint, hazard),
+                        sweep={"test": LEADERBOARD_TEST_EPISODES[hazard]}),
         build_world=partial(build_world, hazard),
         processes=(PROCESSES[hazard],),
         embodiment=humanoid,
@@ -100,7 +113,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         agents="hazard",
         aggregate=aggregate,
         table=table_rows,
-        progress=lambda r: f"value {r['value_rate']:.3f} frames {r['frames']}",
+        progress=_progress,
         options={"hazard": hazard},
     )
 

@@ -44,7 +44,8 @@ class RescueTask(Task):
     def terminated(self, env, act) -> bool:
         if act is not None and act.name == "stop":
             return True
-        return all(o.location == "rescued" for o in env.world.targets())
+        # over when no target is left to rescue (rescued, or lost: blown out of the wind's patch)
+        return all(o.location in ("rescued", "lost") for o in env.world.targets())
 
     def on_rescue(self, env, obj) -> None:
         if obj.is_target:
@@ -56,6 +57,8 @@ class RescueTask(Task):
         carts = {pid: name for name, pid in env.world.part_ids.items() if name.startswith("cart")}
         return {
             "hazard": self.name,
+            "split": env.split,
+            "episode": env.spec_dict["index"],
             "goal": f"rescue the target objects into {'a shopping cart' if self.container == 'cart' else 'the bag'}",
             "container": self.container,
             "frame_limit": env.frame_limit,
@@ -89,5 +92,6 @@ class RescueMeasure(Measure):
         targets = env.world.targets()
         m = episode_metrics(env.task.rescued, self._values(env))
         m.update({"targets": len(targets), "target_value": sum(o.category.value for o in targets),
+                  "lost_count": sum(o.location == "lost" for o in targets),
                   "rescued": [r.__dict__ for r in env.task.rescued]})
         return m
