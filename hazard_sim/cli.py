@@ -46,6 +46,14 @@ def cmd_run(a) -> int:
                     render_backend=a.render_backend)
     if a.json:
         print(json.dumps(m, sort_keys=True))
+    elif "value_rate" not in m:       # another benchmark's metrics: its progress line and every key
+        spec = get_spec(a.benchmark)
+        print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
+        if spec.progress:
+            print(f"  {spec.progress(m)}")
+        for k in sorted(m):
+            if not isinstance(m[k], (dict, list)):
+                print(f"  {k}: {m[k]}")
     else:
         print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
         print(f"  value rate {m['value_rate']:.3f}   step {_fmt(m['step'])}   damage {_fmt(m['damage'])}")

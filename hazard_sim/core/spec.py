@@ -48,6 +48,8 @@ class BenchmarkSpec:
     aggregate: Callable[[list], dict] | None = None   # per-episode metrics -> one table row
     table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
     progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
+    camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
+    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> recorder for --save-viz (None: hazard_sim.viz)
     options: dict = field(default_factory=dict)
 
     @property
