@@ -151,7 +151,18 @@ def scene_meshes(t: Terrain, look: GroundLook = GroundLook(), base: np.ndarray |
 LOD_LEVELS = ((1, 384.0), (4, 1536.0), (16, None))   # (sample step, half size of the ring's window in m)
 
 
-def _ring(t: Terrain, colors: np.ndarray, step: int, lo_hi, hole) -> Mesh | None:
+def _seam(h: np.ndarray, ii: np.ndarray, jj: np.ndarray, outer: int) -> None:
+    """In place: the border samples of a ring follow the straight edges of the next coarser
+    ring (every ``outer``-th sample), so the two meet without cracks."""
+    for r in (0, -1):
+        anchors = np.unique(np.concatenate([[0, len(jj) - 1], np.nonzero(jj % outer == 0)[0]]))
+        h[r, :] = np.interp(jj, jj[anchors], h[r, anchors])
+    for c in (0, -1):
+        anchors = np.unique(np.concatenate([[0, len(ii) - 1], np.nonzero(ii % outer == 0)[0]]))
+        h[:, c] = np.interp(ii, ii[anchors], h[anchors, c])
+
+
+def _ring(t: Terrain, colors: np.ndarray, step: int, lo_hi, hole, outer: int | None = None) -> Mesh | None:
     """The terrain sampled every ``step`` samples inside the window ``lo_hi`` (sample index
     ranges ((i0, i1), (j0, j1)), inclusive), without the cells inside ``hole`` (same form)."""
     (i0, i1), (j0, j1) = lo_hi
@@ -163,7 +174,9 @@ def _ring(t: Terrain, colors: np.ndarray, step: int, lo_hi, hole) -> Mesh | None
         jj = np.append(jj, j1)
     if len(ii) < 2 or len(jj) < 2:
         return None
-    h = t.heights[np.ix_(ii, jj)]
+    h = t.heights[np.ix_(ii, jj)].copy()
+    if outer is not None:
+        _seam(h, ii, jj, outer)
     c = colors[np.ix_(ii, jj)]
     m = heightfield_mesh(h, (jj[0] * t.spacing, ii[0] * t.spacing), t.spacing * step, colors=c, id=TERRAIN_ID)
     verts_x = jj * t.spacing
@@ -193,13 +206,14 @@ def lod_terrain(t: Terrain, colors: np.ndarray, anchor_xy) -> list[Mesh]:
     ai = int(round(anchor_xy[1] / t.spacing / snap)) * snap
     aj = int(round(anchor_xy[0] / t.spacing / snap)) * snap
     out, hole = [], None
-    for step, half in LOD_LEVELS:
+    for k, (step, half) in enumerate(LOD_LEVELS):
+        outer = LOD_LEVELS[k + 1][0] if k + 1 < len(LOD_LEVELS) else None
         if half is None:
             win = ((0, rows - 1), (0, cols - 1))
         else:
             k = int(round(half / t.spacing / snap)) * snap
             win = ((max(0, ai - k), min(rows - 1, ai + k)), (max(0, aj - k), min(cols - 1, aj + k)))
-        m = _ring(t, colors, step, win, hole)
+        m = _ring(t, colors, step, win, hole, outer)
         if m is not None:
             out.append(m)
         hole = win

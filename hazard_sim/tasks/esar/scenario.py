@@ -297,7 +297,8 @@ def _task(t: Terrain, md, snap: dict, lkp, rng, slope) -> dict:
     d = difficulty(w.severity, light, dist, side, near)
     lo, hi = w.wind
     return {"time_of_day": round(hour, 2), "weather": wname,
-            "wind": {"speed": round(float(rng.uniform(lo, hi)), 2), "direction": round(float(rng.uniform(-math.pi, math.pi)), 3)},
+            "wind": {"speed": round(float(rng.uniform(lo, hi)), 2),
+                     "direction": round(float(rng.uniform(-math.pi, math.pi)), 3)},
             "start": [round(float(q[0]), 2), round(float(q[1]), 2), round(float(z), 2),
                       round(float(rng.uniform(-math.pi, math.pi)), 3)],
             "start_distance": round(dist, 1), "clues_near_victims": near, "light": round(light, 3),

@@ -174,7 +174,7 @@ class Terrain:
         outside the grid take the nearest edge."""
         p = np.asarray(xy, float)
         scalar = p.ndim == 1
-        p = p.reshape(-1, 2)
+        p = p[..., :2].reshape(-1, 2)
         rows, cols = self.heights.shape
         fx = np.clip(p[:, 0] / self.spacing, 0, cols - 1 - 1e-9)
         fy = np.clip(p[:, 1] / self.spacing, 0, rows - 1 - 1e-9)
@@ -184,10 +184,11 @@ class Terrain:
         h00, h01, h10, h11 = h[i, j], h[i, j + 1], h[i + 1, j], h[i + 1, j + 1]
         upper = u >= v                          # triangle (00, 01, 11)
         z = np.where(upper, h00 + u * (h01 - h00) + v * (h11 - h01), h00 + v * (h10 - h00) + u * (h11 - h10))
-        return float(z[0]) if scalar else z.reshape(np.asarray(xy).shape[:-1])
+        return float(z[0]) if scalar else z.reshape(np.shape(xy)[:-1])
 
     def surface_at(self, xy, radius: float = 0.0) -> float:
         """Highest solid surface within ``radius`` of xy: ground, water surface, tree or rock tops."""
+        xy = np.asarray(xy, float)[:2]
         z = self.height_at(xy)
         if self.sea_level is not None:
             z = max(z, self.sea_level)
