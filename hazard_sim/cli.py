@@ -45,7 +45,10 @@ def cmd_run(a) -> int:
                     hazards_affect_agent=a.hazards_affect_agent, agent_kwargs=_agent_kwargs(a),
                     render_backend=a.render_backend)
     if a.json:
-        print(json.dumps(m, sort_keys=True))
+        omit = set(get_spec(a.benchmark).json_omit)
+        if omit and "wall_time_s" in omit:
+            print(f"wall time {m['wall_time_s']:.1f} s", file=sys.stderr)
+        print(json.dumps({k: v for k, v in m.items() if k not in omit}, sort_keys=True))
     elif "value_rate" not in m:       # another benchmark's metrics: its progress line and every key
         spec = get_spec(a.benchmark)
         print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
