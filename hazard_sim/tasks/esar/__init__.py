@@ -171,6 +171,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         table=table_rows,
         progress=progress,
         camera_clip=(0.5, 8000.0),
+        json_omit=("wall_time_s",),
         recorder=EsarRecorder,
         options={"map": map_name},
     )

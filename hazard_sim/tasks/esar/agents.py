@@ -9,9 +9,9 @@ reports a clue or a victim the first time it sees it, and says ``stop`` when it 
 located as many victims as are missing or when its time is nearly up.
 
 * ``random``: uniformly one of the six flight actions (as the paper's Random).
-* ``lawnmower``: boustrophedon (parallel tracks) over a square around the last known
-  position at 60 m above the ground, tracks 120 m apart (about the width the cameras see
-  well at that height), the classical SAR pattern.
+* ``lawnmower``: boustrophedon (parallel tracks) over an 800 m square around the last known
+  position at 60 m above the ground, tracks 140 m apart (about the width the four cameras
+  see well at that height), the classical SAR pattern; then a wider, sparser pattern.
 * ``frontier``: frontier-based exploration on a 2.5-D map (``HeightLayer``): cells seen
   closer than ``SEARCH_RANGE`` count as searched; it flies to the nearest frontier
   (searched cells next to unsearched ones), nearest to the last known position first.
@@ -147,7 +147,7 @@ class EsarAgent:
         z = min(self.ground_along(a, b) + agl, self.ceiling - 5.0)
         if z > self.pos[2] + 1.0:                 # climb first, then fly level
             return {"type": "goto", "position": [float(a[0]), float(a[1]), float(z)], "speed": 5.0}
-        return {"type": "goto", "position": [float(b[0]), float(b[1]), float(z)], "speed": 8.0}
+        return {"type": "goto", "position": [float(b[0]), float(b[1]), float(z)], "speed": 10.0}
 
     def act(self, obs, info):
         self.update(obs, info)
@@ -176,8 +176,8 @@ class RandomAgent(EsarAgent):
 class LawnmowerAgent(EsarAgent):
     """Boustrophedon tracks over a square around the last known position."""
     name = "lawnmower"
-    spacing = 120.0
-    half = 700.0
+    spacing = 140.0
+    half = 400.0
 
     def reset(self, obs, info):
         super().reset(obs, info)

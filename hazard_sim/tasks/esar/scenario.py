@@ -5,9 +5,11 @@
 * **Snapshot** (5 per event): a moment of the incident's timeline. The missing person moves
   along their route as time passes (snapshot k: ``(k + 1) / 5`` of the route) and drops
   items on the way; positions are fixed within a snapshot.
-* **Task** (10 per snapshot, 600 in all): samples the time of day, the weather (among those
-  the biome allows), the wind and the UAV's start (a point 150 m to 60 % of the map's side
-  from the LKP, 40 m above the ground, facing a random direction).
+* **Task** (10 per snapshot, 600 in all; numbered round-robin over events and snapshots, so
+  the first N tasks are a spread sample: task i is of event ``i % 12``): samples the time
+  of day, the weather (among those the biome allows), the wind and the UAV's start (a point
+  150 m to 60 % of the map's side from the LKP, 40 m above the ground, facing a random
+  direction).
 
 Placement rules (``_route`` and ``_snapshot``), after real wilderness SAR cases (lost
 persons go downhill and follow drainages; falls happen on steep trail sections; people
@@ -43,7 +45,7 @@ side, ``C = min(1, n / 3)`` with ``n`` the clues within 300 m of a victim. Tiers
 ``D < 0.22``, Medium ``< 0.34``, Hard ``< 0.46``, Extreme otherwise.
 
 Files: ``data/esar/v1/esar_v1.json`` with ``version``, ``events`` (each with its snapshots)
-and ``tasks``; ``python -m hazard_sim.tasks.esar.scenario generate [--out DIR]`` writes it
+and ``tasks``; ``python -m hazard_sim.tasks.esar.make_dataset generate [--out DIR]`` writes it
 (deterministic: the same bytes every time), ``... validate FILE`` checks it.
 """
 from __future__ import annotations
@@ -318,10 +320,15 @@ def generate() -> dict:
         events.append({"event": e_idx, "map": mname, "story": story, "lkp": _xyz(t, lkp),
                        "route": [[round(float(x), 1), round(float(y), 1)] for x, y in route], "snapshots": snaps})
         for s in snaps:
-            for _ in range(TASKS_PER_SNAPSHOT):
+            for k in range(TASKS_PER_SNAPSHOT):
                 tk = _task(t, md, s, lkp, rng, slope)
-                tk.update({"index": len(tasks), "event": e_idx, "snapshot": s["snapshot"], "map": mname})
+                tk.update({"event": e_idx, "snapshot": s["snapshot"], "map": mname, "_k": k})
                 tasks.append(tk)
+    # round-robin over events and snapshots: the first N tasks are a spread sample of all of them
+    tasks.sort(key=lambda tk: (tk["_k"], tk["snapshot"], tk["event"]))
+    for i, tk in enumerate(tasks):
+        del tk["_k"]
+        tk["index"] = i
     return {"version": VERSION, "maps": {m: {"size_m": d.size_m, "lat0": d.lat0, "lon0": d.lon0,
                                              "time_limit_s": d.time_limit_s} for m, d in MAPS.items()},
             "events": events, "tasks": tasks}
@@ -413,7 +420,7 @@ def load_dataset(root=None) -> dict:
     if key not in _LOADED:
         if not p.exists():
             raise FileNotFoundError(f"ESAR dataset {str(p)!r} not found; make it with "
-                                    f"python -m hazard_sim.tasks.esar.scenario generate")
+                                    f"python -m hazard_sim.tasks.esar.make_dataset generate")
         try:
             data = json.loads(p.read_text())
         except json.JSONDecodeError as e:
@@ -453,7 +460,7 @@ def validate_episode(ep, where="episode") -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m hazard_sim.tasks.esar.scenario")
+    ap = argparse.ArgumentParser(prog="python -m hazard_sim.tasks.esar.make_dataset")
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("generate", help="write the dataset (deterministic)")
     g.add_argument("--out", default=str(DATA_DIR))
