@@ -8,11 +8,11 @@ ground's look under the weather (snow cover, wet ground and puddles, dust) is th
 :class:`~hazard_sim.tasks.esar.look.GroundLook` of the weather type, applied to the
 terrain colours this process draws.
 
-Daylight: the sun's elevation follows the hour with a simple solar model,
-``elev = (90 - |lat - 23.44 * cos(2 pi (doy + 10) / 365)| ) * sin(pi (h - 6) / 12)``
-between 6 h and 18 h (day of year 172, midsummer, by default) and below the horizon at
-night; light = 0.06 + 0.94 * smoothstep((elev + 6) / 21) (civil dusk at -6 degrees, full
-light from 15 degrees), times the weather's light factor. The sky goes from day blue
+Daylight: the sun's elevation from the hour (local solar time) and the map's latitude,
+``sin e = sin(lat) sin(decl) + cos(lat) cos(decl) cos(15 deg (h - 12))`` at midsummer
+(day 172, the season of most mountain rescues);
+light = 0.06 + 0.94 * smoothstep((elev + 6) / 21) (civil dusk at -6 degrees, full light
+from 15 degrees), times the weather's light factor. The sky goes from day blue
 through an orange dusk to a dark night blue. Time advances with the simulation.
 """
 from __future__ import annotations
@@ -87,10 +87,14 @@ def allowed_weathers(biome: str) -> list[str]:
 
 # ============================================================== daylight
 def sun_elevation(hour: float, lat: float, doy: int = 172) -> float:
-    decl = 23.44 * math.cos(2 * math.pi * (doy - 172) / 365.0)
-    noon = 90.0 - abs(lat - decl)
-    return noon * math.sin(math.pi * (hour - 6.0) / 12.0) if 6.0 <= hour % 24 <= 18.0 \
-        else -18.0 * math.sin(math.pi * ((hour - 18.0) % 24) / 12.0)
+    """Solar elevation (deg) at local solar time ``hour`` on day of year ``doy``:
+    ``sin e = sin(lat) sin(decl) + cos(lat) cos(decl) cos(15 deg (hour - 12))`` with the
+    declination ``decl = 23.44 cos(2 pi (doy - 172) / 365)`` deg."""
+    decl = math.radians(23.44 * math.cos(2 * math.pi * (doy - 172) / 365.0))
+    phi = math.radians(lat)
+    ha = math.radians(15.0 * (hour - 12.0))
+    s = math.sin(phi) * math.sin(decl) + math.cos(phi) * math.cos(decl) * math.cos(ha)
+    return math.degrees(math.asin(max(-1.0, min(1.0, s))))
 
 
 def daylight(hour: float, lat: float) -> float:
