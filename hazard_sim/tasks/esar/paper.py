@@ -54,6 +54,12 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
                           f"({r['tiers'][t]['episodes']})" for t in TIERS)
         lines.append(f"{r['agent']:22s} {r['episodes']:4d}  " + "  ".join(_f(r[k]) for k in KEYS)
                      + f"  {_f(r.get('safe_rate'))}   " + tiers)
+    for r in rows:
+        n, f = r.get("night", {}), r.get("low_visibility", {})
+        if n or f:
+            lines.append(f"  {r['agent']}: night SR/CDS/RS {_f(n.get('sr'))}/{_f(n.get('cds'))}/{_f(n.get('rs'))} "
+                         f"({n.get('episodes', 0)})   fog, snowstorm, sandstorm {_f(f.get('sr'))}/{_f(f.get('cds'))}/"
+                         f"{_f(f.get('rs'))} ({f.get('episodes', 0)})")
     for name, p in PAPER.items():
         lines.append(f"{name:22s} {'':>4s}  " + "  ".join(_f(p[k]) for k in KEYS))
     return "\n".join(lines)

@@ -33,12 +33,13 @@ class EsarRecorder:
         self.map_picture(out["map"])
         if self.frames:
             import imageio.v2 as imageio
+            path = self.dir / "cameras.mp4"
             try:
-                path = self.dir / "cameras.mp4"
                 imageio.mimsave(path, self.frames, fps=4, macro_block_size=1)
-            except Exception:                    # no ffmpeg writer: a GIF instead
+            except (TypeError, ValueError, RuntimeError, OSError):   # no ffmpeg writer (imageio-ffmpeg): a GIF
+                path.unlink(missing_ok=True)
                 path = self.dir / "cameras.gif"
-                imageio.mimsave(path, self.frames, duration=0.25)
+                imageio.mimsave(path, self.frames, duration=250)
             out["video"] = str(path)
         return out
 
