@@ -367,3 +367,30 @@ def test_airsim_style_api_flies_in_ned():
     assert math.remainder(env.unwrapped.agent.yaw - y0 - math.pi / 2, 2 * math.pi) == pytest.approx(0, abs=0.03)
     with pytest.raises(ValueError, match="0..6"):
         env.step(9)
+
+
+def test_terrain_lod_rings_meet_without_cracks():
+    from hazard_sim.render.backend import make_renderer
+    from hazard_sim.tasks.esar.look import ground_colors, lod_terrain
+    t = terrain_for("alpine")
+    fine, mid = lod_terrain(t, ground_colors(t), (1000.0, 1000.0))[:2]
+    v = fine.vertices.astype(float)
+    x0, x1, y0, y1 = v[:, 0].min(), v[:, 0].max(), v[:, 1].min(), v[:, 1].max()
+    edge = v[(v[:, 0] == x0) | (v[:, 0] == x1) | (v[:, 1] == y0) | (v[:, 1] == y1)]
+    r = make_renderer(CAM, "raycast")
+    r.set_static([], np.zeros(0, np.int32), np.zeros((0, 3), np.uint8))
+    r.set_static_meshes([mid])
+    # just outside the hole, straight down: the coarse ring's border has the fine ring's border heights
+    c = np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+    out = edge[:, :2] + np.sign(edge[:, :2] - c) * (np.abs(edge[:, :2] - c) >= [(x1 - x0) / 2, (y1 - y0) / 2]) * 1e-3
+    rays = np.hstack([np.column_stack([out, np.full(len(out), 5000.0)]),
+                      np.tile([0, 0, -1.0], (len(out), 1))]).astype(np.float32)
+    z = 5000.0 - r.cast_rays(rays)
+    assert np.isfinite(z).all() and np.abs(z - edge[:, 2]).max() < 0.05
+
+
+def test_save_viz_writes_the_map_and_the_camera_video(tmp_path):
+    from hazard_sim.runner import run_episode
+    m = run_episode("esar", "test", 24, "random", 0, camera=CAM, save_viz=str(tmp_path))
+    assert (tmp_path / "map.png").stat().st_size > 10000
+    assert m["viz"]["video"].endswith((".mp4", ".gif")) and (tmp_path / m["viz"]["video"].split("/")[-1]).exists()
