@@ -74,6 +74,8 @@ class EsarAgent:
         self.victims_found: dict[int, list] = {}
         self.clues_found: dict[int, tuple] = {}
         self.plan: list[np.ndarray] = []
+        self.pending_clues: list[dict] = []        # found but not yet reported (e.g. seen at reset)
+        self.pending_victims: list[list] = []
         self.steps = 0
         self.last_status = "succeeded"
         self.update(obs, info)
@@ -89,7 +91,6 @@ class EsarAgent:
         self.time = float(obs["time_s"])
         self.agl = float(obs["altitude"][1])
         self.ground_here = self.pos[2] - self.agl
-        self.new_clues, self.new_victims = [], []
         self.seen_now = np.zeros(self.spec.shape, bool)
         for cam in obs["cameras"].values():
             d, K, T = cam["depth"], cam["K"], cam["pose"]
@@ -116,10 +117,10 @@ class EsarAgent:
                 lab = labels.get(oid, labels.get(str(oid), ""))
                 if lab == "victim":
                     self.victims_found[oid] = est.tolist()
-                    self.new_victims.append([round(float(x), 2) for x in est])
+                    self.pending_victims.append([round(float(x), 2) for x in est])
                 elif lab.startswith("clue:"):
                     self.clues_found[oid] = (lab[5:], est)
-                    self.new_clues.append({"class": lab[5:], "position": [round(float(x), 2) for x in est]})
+                    self.pending_clues.append({"class": lab[5:], "position": [round(float(x), 2) for x in est]})
                 else:
                     continue
                 self.reported.add(oid)
@@ -156,10 +157,10 @@ class EsarAgent:
         done = len(self.victims_found) >= self.n_victims or self.time > self.t_max - 40.0
         a = "stop" if done else self.decide()
         out = {"action": a}
-        if self.new_clues:
-            out["clues"] = self.new_clues
-        if self.new_victims:
-            out["victims"] = self.new_victims
+        if self.pending_clues:
+            out["clues"], self.pending_clues = self.pending_clues, []
+        if self.pending_victims:
+            out["victims"], self.pending_victims = self.pending_victims, []
         return out
 
     def decide(self):
