@@ -264,7 +264,7 @@ def test_rain_is_drawn_by_a_post_effect_and_is_deterministic():
     oa, ob, oc = a.reset()[0], b.reset()[0], c.reset()[0]
     assert np.array_equal(oa["rgb"], ob["rgb"])
     assert not np.array_equal(oa["rgb"], oc["rgb"])
-    assert [p.name for p in a.world.processes] == ["daylight", "weather", "wind", "terrain_view"]
+    assert [p.name for p in a.world.processes] == ["daylight", "weather", "wind_field", "terrain_view"]
 
 
 def test_crash_ends_the_episode_as_unsafe():

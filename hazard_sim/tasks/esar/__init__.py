@@ -89,8 +89,7 @@ def daylight_process(world, ep, rng):
 
 
 def wind_process(world, ep, rng):
-    wind = ep.get("wind") or {"speed": 0.0, "direction": 0.0}
-    return WindProcess(float(wind["speed"]), float(wind.get("direction", 0.0)), _seed(ep))
+    return WindProcess(float(ep.get("wind_speed", 0.0)), float(ep.get("wind_direction", 0.0)), _seed(ep))
 
 
 def terrain_process(world, ep, rng):

@@ -299,8 +299,8 @@ def _task(t: Terrain, md, snap: dict, lkp, rng, slope) -> dict:
     d = difficulty(w.severity, light, dist, side, near)
     lo, hi = w.wind
     return {"time_of_day": round(hour, 2), "weather": wname,
-            "wind": {"speed": round(float(rng.uniform(lo, hi)), 2),
-                     "direction": round(float(rng.uniform(-math.pi, math.pi)), 3)},
+            "wind_speed": round(float(rng.uniform(lo, hi)), 2),
+            "wind_direction": round(float(rng.uniform(-math.pi, math.pi)), 3),
             "start": [round(float(q[0]), 2), round(float(q[1]), 2), round(float(z), 2),
                       round(float(rng.uniform(-math.pi, math.pi)), 3)],
             "start_distance": round(dist, 1), "clues_near_victims": near, "light": round(light, 3),
@@ -397,9 +397,11 @@ def _validate_conditions(tk, mname, where):
     tod = tk.get("time_of_day")
     _need(isinstance(tod, (int, float)) and 0 <= tod < 24, f"{where}: time_of_day must be in [0, 24) h, got {tod!r}")
     _vec(tk.get("start"), 4, f"{where} start (x, y, z, yaw)")
-    wind = tk.get("wind", {"speed": 0.0, "direction": 0.0})
-    _need(isinstance(wind, dict) and isinstance(wind.get("speed"), (int, float)) and wind["speed"] >= 0,
-          f"{where}: wind must be {{'speed': >= 0 m/s, 'direction': rad}}, got {wind!r}")
+    ws, wd = tk.get("wind_speed", 0.0), tk.get("wind_direction", 0.0)
+    _need(isinstance(ws, (int, float)) and math.isfinite(ws) and ws >= 0,
+          f"{where}: wind_speed must be a number >= 0 m/s, got {ws!r}")
+    _need(isinstance(wd, (int, float)) and math.isfinite(wd),
+          f"{where}: wind_direction must be a number (rad), got {wd!r}")
     _need(tk.get("tier", "Simple") in TIERS, f"{where}: unknown tier {tk.get('tier')!r}; known: {', '.join(TIERS)}")
 
 
@@ -452,7 +454,8 @@ def validate_episode(ep, where="episode") -> dict:
     ep = dict(ep)
     ep.setdefault("index", 0)
     ep.setdefault("scene", ep["map"])
-    ep.setdefault("wind", {"speed": 0.0, "direction": 0.0})
+    ep.setdefault("wind_speed", 0.0)
+    ep.setdefault("wind_direction", 0.0)
     ep.setdefault("tier", "Simple")
     ep.setdefault("event", -1)
     ep.setdefault("snapshot", -1)

@@ -213,7 +213,7 @@ class WindProcess(WorldProcess):
     Ornstein-Uhlenbeck process, 20 % of the mean, 5 s correlation); it drifts the UAV by the
     wind times ``drift`` (a multirotor holding its attitude is carried by a fraction of the
     wind) when the benchmark lets processes act on the body (``hazards_affect_agent``)."""
-    name = "wind"
+    name = "wind_field"
 
     def __init__(self, speed: float, direction: float, seed: int, drift: float = 0.15):
         if not (math.isfinite(speed) and speed >= 0):
