@@ -114,7 +114,18 @@ def cmd_run(a) -> int:
     m = run_episode(a.benchmark, a.split, a.episode, a.agent, a.seed, save_viz=a.save_viz,
                     agent_kwargs=_agent_kwargs(a), **_run_options(a))
     if a.json:
-        print(json.dumps(m, sort_keys=True))
+        omit = set(get_spec(a.benchmark).json_omit)
+        if omit and "wall_time_s" in omit:
+            print(f"wall time {m['wall_time_s']:.1f} s", file=sys.stderr)
+        print(json.dumps({k: v for k, v in m.items() if k not in omit}, sort_keys=True))
+    elif "value_rate" not in m:       # another benchmark's metrics: its progress line and every key
+        spec = get_spec(a.benchmark)
+        print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
+        if spec.progress:
+            print(f"  {spec.progress(m)}")
+        for k in sorted(m):
+            if not isinstance(m[k], (dict, list)):
+                print(f"  {k}: {m[k]}")
     else:
         print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
         if spec.progress:

@@ -41,8 +41,11 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     pol.reset(obs, info)
     recorder = None
     if save_viz:
-        from hazard_sim.viz import EpisodeRecorder
-        recorder = EpisodeRecorder(env, save_viz)
+        if env.spec_b.recorder is not None:
+            recorder = env.spec_b.recorder(env, save_viz)
+        else:
+            from hazard_sim.viz import EpisodeRecorder
+            recorder = EpisodeRecorder(env, save_viz)
         recorder.add(info, obs)
     actions = failed = 0
     terminated = truncated = False

@@ -67,6 +67,9 @@ class EmbodiedEnv(gym.Env):
         self.render_every = max(1, int(render_every))
         self.frame_limit = frame_limit or self.spec_b.max_frames
         self._seed = seed
+        if self.spec_b.camera_clip is not None:
+            camera = replace(camera, near=float(self.spec_b.camera_clip[0]), far=float(self.spec_b.camera_clip[1]))
+            self.camera = camera
         self.task = self.spec_b.task()
         self.sensors = [SENSORS.get(n)() for n in self.spec_b.sensors]
         h, w = camera.height, camera.width
@@ -207,12 +210,11 @@ class EmbodiedEnv(gym.Env):
         """Render the body's camera and read every sensor; updates what the body has seen
         (observed objects, the walking map unless ``update_map=False``). ``fields=False``
         leaves out field images (the costliest post-processing): their entries are None."""
-        self.sync_render_scene()
         pos, rot = self.agent.camera_pose()
-        frame = self.renderer.render(pos, rot, self._surface(), effects=self._effects())
+        frame = self.render_view(pos, rot)
         obs = {}
         for s in self.sensors:
-            obs.update(s.read(frame, self.world, fields))
+            obs.update(s.read_env(self, frame, fields))
         movable = frame.seg >= EFFECT_ID_BASE        # entities and process geometry, not the scene
         if update_map:
             self.memory_map.integrate(frame.points, movable)
@@ -226,6 +228,15 @@ class EmbodiedEnv(gym.Env):
         self.frames_seen.append(obs)
         self.last_obs = obs
         return obs
+
+    def render_view(self, position, rot):
+        """Render the current world from camera ``position`` (3,) with world-from-optical
+        ``rot`` (3x3), with the processes' surface and render effects (a ``Frame``)."""
+        pos = np.asarray(position, float)
+        for p in self.world.processes:
+            p.view_from(pos)
+        self.sync_render_scene()
+        return self.renderer.render(pos, rot, self._surface(), effects=self._effects())
 
     def cast_rays(self, rays: np.ndarray) -> np.ndarray:
         """Distances along rays (N, 6: origin, unit direction) to the first surface of the
@@ -269,11 +280,17 @@ class EmbodiedEnv(gym.Env):
 
     # ================================================================ motion
     def is_free(self, xy) -> bool:
-        """Whether the body may stand at ``xy`` (inside the scene, off obstacles and,
-        where processes act on the body, not where they block it)."""
+        """Whether the body may be at ``xy`` (inside the scene, off obstacles and, where
+        processes act on the body, not where they block it). A 3-D point (x, y, z) of a body
+        that flies is checked by the scene's ``free_space(point, radius)`` where the scene
+        has one (terrain, trees), else on the 2-D walking map."""
         if not self.world.scene.contains(xy):
             return False
-        if self.truth_blocked[self.grid.to_cell(xy)]:
+        free_space = getattr(self.world.scene, "free_space", None) if len(xy) > 2 else None
+        if free_space is not None:
+            if not free_space(np.asarray(xy, float), self.agent.radius):
+                return False
+        elif self.truth_blocked[self.grid.to_cell(xy[:2])]:
             return False
         return not (self.hazards_affect_agent and any(p.body_blocked(xy) for p in self.world.processes))
 

@@ -7,7 +7,8 @@ The env and the renderer know processes only through these hooks:
 * fields: :attr:`channel` names the field a process offers (``"temperature"`` in C,
   ``"water_level"`` in m, ...), :meth:`sample_field` samples it at world points and
   :meth:`field_image` makes the camera-aligned image a sensor publishes;
-* rendering: :meth:`render_geometry` (extra boxes with instance ids and colours, e.g.
+* rendering: :meth:`view_from` (the viewpoint, for level of detail),
+  :meth:`render_geometry` (extra boxes with instance ids and colours, e.g.
   flames), :meth:`tint` (an entity's colour as the process changes it, e.g. burning),
   :meth:`render_surface` (a translucent surface such as water), :meth:`render_effects`
   (fog, light) and :meth:`post_effects` (image filters such as rain), :meth:`labels`
@@ -55,6 +56,11 @@ class WorldProcess:
         """Changes whenever :meth:`render_geometry` or :meth:`render_meshes` would return
         something else (None: never changes)."""
         return None
+
+    def view_from(self, position: np.ndarray) -> None:
+        """The camera is about to render from world ``position`` (3,): a process drawing
+        geometry at a level of detail that depends on the viewpoint updates it here (and
+        its :meth:`geometry_key`)."""
 
     def tint(self, entity, color: np.ndarray) -> np.ndarray:
         return color

@@ -1,7 +1,8 @@
 """Sensors: what the body's mounts observe, as observation entries and gym spaces.
 
 Each sensor turns one rendered camera frame (and the world) into observation
-entries.  ``rgbd``: ``rgb``, ``depth`` (z-depth, m), ``seg`` (instance ids);
+entries (``read``); a sensor that needs more than the main camera's frame overrides
+``read_env`` and gets the env.  ``rgbd``: ``rgb``, ``depth`` (z-depth, m), ``seg`` (instance ids);
 ``field``: ``hazard``, the camera-aligned image of the first world process that
 offers a field (temperature in C, water level in m; zeros if none does).
 """
@@ -21,6 +22,12 @@ class Sensor:
 
     def read(self, frame, world, fields: bool = True) -> dict:
         return {}
+
+    def read_env(self, env, frame, fields: bool = True) -> dict:
+        """What the env calls: by default :meth:`read`. Sensors that need the body or more
+        views (several camera mounts, LiDAR, IMU, GPS) override this and use the env's
+        frame API (``env.render_view``, ``env.cast_rays``, ``env.agent``)."""
+        return self.read(frame, env.world, fields)
 
 
 class RGBDSensor(Sensor):

@@ -4,4 +4,5 @@ Each benchmark is a package here that builds :class:`~hazard_sim.core.spec.Bench
 objects from its own pieces and calls :func:`~hazard_sim.core.spec.register_benchmark`
 (docs/adding_a_benchmark.md).
 """
+import hazard_sim.tasks.esar  # noqa: F401
 from hazard_sim.tasks import hazard  # noqa: F401

@@ -1,0 +1,492 @@
+"""ESAR's scenario dataset: Event -> Snapshot -> Task, placed by written rules.
+
+* **Event**: one search-and-rescue incident on one map (12: three per map), a story type
+  and a last known position (LKP) on or next to the trail.
+* **Snapshot** (5 per event): a moment of the incident's timeline. The missing person moves
+  along their route as time passes (snapshot k: ``(k + 1) / 5`` of the route) and drops
+  items on the way; positions are fixed within a snapshot.
+* **Task** (10 per snapshot, 600 in all; numbered round-robin over events and snapshots, so
+  the first N tasks are a spread sample: task i is of event ``i % 12``): samples the time
+  of day, the weather (among those the biome allows), the wind and the UAV's start (a point
+  150 m to 60 % of the map's side from the LKP, 40 m above the ground, facing a random
+  direction).
+
+Placement rules (``_route`` and ``_snapshot``), after real wilderness SAR cases (lost
+persons go downhill and follow drainages; falls happen on steep trail sections; people
+seek water and shelter, lay out signs, light fires and flares when they hear aircraft):
+
+=============== ============================================================================
+story           route of the victim from the LKP
+=============== ============================================================================
+lost_hiker      leaves the trail and walks downhill (steepest descent with noise, 24 m
+                steps), as lost hikers do
+fall            from the steepest trail section within 600 m of the LKP, down the fall line
+                30-200 m below the trail
+seek_water      towards the nearest water (stream, sea shore), ends within 40 m of it
+                (desert: towards the lowest point of the dry wash)
+shelter         towards the nearest rock or tree cluster, ends beside it (not under it)
+group           two hikers: one stays near the LKP hurt (sitting), one walks on downhill
+=============== ============================================================================
+
+Clues along the route: at the LKP end of the route the first dropped items (trekking pole,
+water bottle, helmet after a fall), then one item every 1/4 of the walked route (a trail of
+dropped items leading towards the victim: jacket, backpack, rope...), a camp (tent + campfire,
+or sleeping bag) at the route's midpoint from snapshot 2 on, a signal flare or flashlight
+near the victim from snapshot 3 on and an SOS sign laid out near the victim at snapshot 4.
+Victims and clues stand on land (not water), on slopes below 38 degrees, 100 m inside the
+map, and not under a tree (an air crew could see them); the victim's posture is lying
+(fall, or lost at night), sitting, or sheltering (shelter story).
+
+Difficulty (``difficulty``):
+``D = 0.35 S_weather + 0.25 (1 - L) + 0.25 min(1, d / (0.6 W)) + 0.15 (1 - C)``
+with ``S_weather`` the weather's severity (0..1), ``L`` the light at the start (0..1, daylight
+times the weather's light factor), ``d`` the mean start-to-victim distance, ``W`` the map's
+side, ``C = min(1, n / 3)`` with ``n`` the clues within 300 m of a victim. Tiers: Simple
+``D < 0.22``, Medium ``< 0.34``, Hard ``< 0.46``, Extreme otherwise.
+
+Files: ``data/esar/v1/esar_v1.json`` with ``version``, ``events`` (each with its snapshots)
+and ``tasks``; ``python -m hazard_sim.tasks.esar.make_dataset generate [--out DIR]`` writes it
+(deterministic: the same bytes every time), ``... validate FILE`` checks it.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from hazard_sim.tasks.esar.catalog import CLUES, VICTIM_POSTURES
+from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
+from hazard_sim.tasks.esar.weather import WEATHERS, allowed_weathers, daylight, weather
+
+VERSION = "esar-v1"
+DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "esar" / "v1"
+FILE_NAME = "esar_v1.json"
+SNAPSHOTS, TASKS_PER_SNAPSHOT = 5, 10
+START_AGL = 40.0
+TIERS = ("Simple", "Medium", "Hard", "Extreme")
+TIER_EDGES = (0.22, 0.34, 0.46)
+MARGIN = 100.0
+MAX_SLOPE = 38.0
+
+EVENTS = (   # (map, story, seed)
+    ("alpine", "lost_hiker", 11), ("alpine", "fall", 12), ("alpine", "group", 13),
+    ("desert", "lost_hiker", 21), ("desert", "seek_water", 22), ("desert", "shelter", 23),
+    ("snowy_peak", "fall", 31), ("snowy_peak", "shelter", 32), ("snowy_peak", "lost_hiker", 33),
+    ("coastal", "fall", 41), ("coastal", "seek_water", 42), ("coastal", "group", 43),
+)
+
+
+class DatasetError(ValueError):
+    """A malformed or inconsistent ESAR dataset file or episode record."""
+
+
+# ============================================================== placement rules
+def _ok(t: Terrain, xy, slope: np.ndarray) -> bool:
+    w, d = t.size
+    if not (MARGIN <= xy[0] <= w - MARGIN and MARGIN <= xy[1] <= d - MARGIN):
+        return False
+    i, j = int(round(xy[1] / t.spacing)), int(round(xy[0] / t.spacing))
+    if t.water[i, j] or slope[i, j] > MAX_SLOPE:
+        return False
+    if t.sea_level is not None and t.height_at(xy) < t.sea_level + 1.0:
+        return False
+    if len(t.trees):
+        dd, k = cKDTree(t.trees[:, :2]).query(xy)
+        if dd < t.trees[k, 2] + 1.5:
+            return False
+    return True
+
+
+_OK_CELLS: dict[str, cKDTree] = {}
+
+
+def _ok_cells(t: Terrain, slope) -> tuple[cKDTree, np.ndarray]:
+    if t.name not in _OK_CELLS:
+        ij = np.argwhere(np.ones(t.shape, bool))
+        xy = ij[:, ::-1] * t.spacing
+        ok = np.array([_ok(t, q, slope) for q in xy])
+        _OK_CELLS[t.name] = (cKDTree(xy[ok]), xy[ok])
+    return _OK_CELLS[t.name]
+
+
+def _nudge(t, xy, slope, rng, tries=12):
+    """The nearest acceptable place to ``xy``: a few random tries close by, else the centre of
+    the nearest acceptable grid sample."""
+    if _ok(t, xy, slope):
+        return np.asarray(xy, float)
+    for k in range(tries):
+        r = 3.0 + 3.0 * k
+        a = rng.uniform(0, 2 * math.pi)
+        q = np.asarray(xy) + r * np.array([math.cos(a), math.sin(a)])
+        if _ok(t, q, slope):
+            return q
+    tree, pts = _ok_cells(t, slope)
+    if len(pts) == 0:
+        raise DatasetError(f"no acceptable place for victims or clues on {t.name}")
+    return pts[tree.query(np.asarray(xy, float))[1]].astype(float)
+
+
+def _lkp(t: Terrain, rng, slope) -> np.ndarray:
+    pts = t.trail[(t.trail[:, 0] > 300) & (t.trail[:, 1] > 300) & (t.trail[:, 0] < t.size[0] - 300)
+                  & (t.trail[:, 1] < t.size[1] - 300)] if len(t.trail) else np.zeros((0, 2))
+    if len(pts) == 0:
+        pts = np.array([[t.size[0] / 2, t.size[1] / 2]])
+    return _nudge(t, pts[rng.integers(len(pts))] + rng.normal(0, 10, 2), slope, rng)
+
+
+def _downhill(t, start, rng, length, slope, step=24.0):
+    p = np.asarray(start, float)
+    route = [p.copy()]
+    heading = rng.uniform(0, 2 * math.pi)
+    for _ in range(int(length / step)):
+        best, bh = None, math.inf
+        for da in np.linspace(-math.pi, math.pi, 12, endpoint=False):
+            a = heading + da
+            q = p + step * np.array([math.cos(a), math.sin(a)])
+            if not _ok(t, q, slope):
+                continue
+            hq = t.height_at(q) + 6.0 * abs(da) + rng.normal(0, 2.0)     # prefer going on, downhill
+            if hq < bh:
+                best, bh = (q, a), hq
+        if best is None:
+            break
+        p, heading = best
+        route.append(p.copy())
+    return np.array(route)
+
+
+def _towards(t, start, goal, rng, slope, step=24.0, stop=0.0):
+    p = np.asarray(start, float)
+    route = [p.copy()]
+    for _ in range(400):
+        d = np.asarray(goal) - p
+        n = np.linalg.norm(d)
+        if n <= max(stop, step):
+            break
+        q = p + step * d / n + rng.normal(0, 4.0, 2)
+        if not _ok(t, q, slope):          # a route may cross steep ground; items are placed by _nudge
+            try:
+                q = _nudge(t, q, slope, rng, 10)
+            except DatasetError:
+                pass
+        p = q
+        route.append(p.copy())
+    return np.array(route)
+
+
+def _route(t: Terrain, story: str, rng, slope) -> tuple[np.ndarray, np.ndarray]:
+    """(LKP, route of the (main) victim from the LKP)."""
+    lkp = _lkp(t, rng, slope)
+    if story in ("lost_hiker", "group"):
+        return lkp, _downhill(t, lkp, rng, rng.uniform(500, 1100), slope)
+    if story == "fall":
+        near = t.trail[np.linalg.norm(t.trail - lkp, axis=1) < 600] if len(t.trail) else lkp[None]
+        ij = np.clip(np.round(near[:, ::-1] / t.spacing).astype(int), 0, np.array(t.shape) - 1)
+        edge = near[int(np.argmax(slope[ij[:, 0], ij[:, 1]]))]
+        gy, gx = np.gradient(t.heights.astype(float), t.spacing)
+        i, j = int(round(edge[1] / t.spacing)), int(round(edge[0] / t.spacing))
+        down = -np.array([gx[i, j], gy[i, j]])
+        down = down / (np.linalg.norm(down) + 1e-9)
+        land = _nudge(t, edge + down * rng.uniform(30, 200), slope, rng)
+        return lkp, np.vstack([_towards(t, lkp, edge, rng, slope), [land]])
+    if story == "seek_water":
+        if t.water.any():
+            w = np.argwhere(t.water)[:, ::-1] * t.spacing
+            goal = w[int(np.argmin(np.linalg.norm(w - lkp, axis=1)))]
+        else:
+            h = t.heights
+            goal = np.array(np.unravel_index(np.argmin(h), h.shape))[::-1] * t.spacing
+            goal = goal + (np.array(t.size) / 2 - goal) * 0.2
+        return lkp, _towards(t, lkp, goal, rng, slope, stop=40.0)
+    if story == "shelter":
+        obs = np.concatenate([t.rocks, t.trees]) if len(t.rocks) + len(t.trees) else np.zeros((0, 4))
+        far = obs[np.linalg.norm(obs[:, :2] - lkp, axis=1) > 300] if len(obs) else obs
+        goal = far[int(np.argmin(np.linalg.norm(far[:, :2] - lkp, axis=1)))][:2] if len(far) else lkp + 400
+        return lkp, _towards(t, lkp, goal, rng, slope, stop=4.0)
+    raise DatasetError(f"unknown story {story!r}")
+
+
+def _along(route: np.ndarray, frac: float) -> np.ndarray:
+    seg = np.linalg.norm(np.diff(route, axis=0), axis=1)
+    if len(seg) == 0 or seg.sum() == 0:
+        return route[0].copy()
+    s = frac * seg.sum()
+    c = np.concatenate([[0], np.cumsum(seg)])
+    k = min(int(np.searchsorted(c, s, side="right")) - 1, len(seg) - 1)
+    u = (s - c[k]) / max(seg[k], 1e-9)
+    return route[k] + u * (route[k + 1] - route[k])
+
+
+def _snapshot(t: Terrain, story: str, lkp, route, k: int, rng, slope) -> dict:
+    frac = (k + 1) / SNAPSHOTS
+    walked = route if frac >= 1 else np.vstack([route[:max(1, int(frac * (len(route) - 1)) + 1)],
+                                                _along(route, frac)[None]])
+    vpos = _nudge(t, _along(route, frac), slope, rng)
+    posture = "lying" if story == "fall" else "sheltering" if story == "shelter" else \
+        ("sitting" if rng.random() < 0.5 else "lying")
+    victims = [{"posture": posture, "position": vpos}]
+    if story == "group":
+        victims.append({"posture": "sitting", "position": _nudge(t, lkp + rng.normal(0, 30, 2), slope, rng)})
+    clues = []
+
+    def put(name, xy, spread=3.0):
+        clues.append({"class": name, "position": _nudge(t, np.asarray(xy) + rng.normal(0, spread, 2), slope, rng),
+                      "yaw": float(rng.uniform(-math.pi, math.pi))})
+    put("helmet" if story == "fall" else "trekking_pole", walked[min(1, len(walked) - 1)])
+    put("water_bottle", _along(walked, 0.1), 6.0)
+    dropped = ["jacket", "backpack", "rope", "sleeping_bag"]
+    for q in range(1, 4):
+        if q / 4 <= 1.0:
+            put(dropped[(q + k) % len(dropped)], _along(walked, q / 4), 5.0)
+    if k >= 2:
+        camp = _along(walked, 0.5)
+        put("tent", camp + 8, 2.0)
+        put("campfire", camp + 14, 2.0)
+    if k >= 3:
+        put("signal_flare" if rng.random() < 0.5 else "flashlight", vpos + rng.normal(0, 12, 2), 1.0)
+    if k >= 4:
+        put("sos_sign", vpos + rng.normal(0, 15, 2), 1.0)
+    for v in victims:
+        v["position"] = _xyz(t, v["position"])
+    for c in clues:
+        c["position"] = _xyz(t, c["position"])
+    return {"snapshot": k, "stage": round(frac, 2), "victims": victims, "clues": clues}
+
+
+def _xyz(t, xy) -> list:
+    return [round(float(xy[0]), 2), round(float(xy[1]), 2), round(float(t.height_at(xy)), 2)]
+
+
+# ============================================================== tasks and tiers
+def difficulty(severity: float, light: float, dist: float, side: float, n_clues_near: int) -> float:
+    return 0.35 * severity + 0.25 * (1 - light) + 0.25 * min(1.0, dist / (0.6 * side)) \
+        + 0.15 * (1 - min(1.0, n_clues_near / 3.0))
+
+
+def tier_of(d: float) -> str:
+    for name, edge in zip(TIERS, TIER_EDGES):
+        if d < edge:
+            return name
+    return TIERS[-1]
+
+
+def _task(t: Terrain, md, snap: dict, lkp, rng, slope) -> dict:
+    night = rng.random() < 0.2
+    hour = float(rng.uniform(20.5, 28.5) % 24) if night else float(rng.uniform(6.0, 19.5))
+    wname = str(rng.choice(allowed_weathers(t.biome)))
+    w = WEATHERS[wname]
+    light = daylight(hour, md.lat0) * w.light
+    side = md.size_m
+    for _ in range(200):
+        a = rng.uniform(0, 2 * math.pi)
+        r = rng.uniform(150, 0.6 * side)
+        q = lkp + r * np.array([math.cos(a), math.sin(a)])
+        if _ok(t, q, slope):
+            break
+    else:
+        q = np.asarray(lkp, float)
+    z = t.surface_at(q, 2.0) + START_AGL
+    vp = np.array([v["position"][:2] for v in snap["victims"]])
+    dist = float(np.mean(np.linalg.norm(vp - q, axis=1)))
+    cp = np.array([c["position"][:2] for c in snap["clues"]])
+    near = int(sum(np.min(np.linalg.norm(vp[:, None] - cp[None], axis=2), axis=0) < 300))
+    d = difficulty(w.severity, light, dist, side, near)
+    lo, hi = w.wind
+    return {"time_of_day": round(hour, 2), "weather": wname,
+            "wind_speed": round(float(rng.uniform(lo, hi)), 2),
+            "wind_direction": round(float(rng.uniform(-math.pi, math.pi)), 3),
+            "start": [round(float(q[0]), 2), round(float(q[1]), 2), round(float(z), 2),
+                      round(float(rng.uniform(-math.pi, math.pi)), 3)],
+            "start_distance": round(dist, 1), "clues_near_victims": near, "light": round(light, 3),
+            "difficulty": round(d, 4), "tier": tier_of(d)}
+
+
+def generate() -> dict:
+    """The whole dataset (deterministic)."""
+    events, tasks = [], []
+    for e_idx, (mname, story, seed) in enumerate(EVENTS):
+        t = terrain_for(mname)
+        md = MAPS[mname]
+        slope = t.slope_deg()
+        rng = np.random.default_rng([seed, 2024])
+        lkp, route = _route(t, story, rng, slope)
+        snaps = [_snapshot(t, story, lkp, route, k, rng, slope) for k in range(SNAPSHOTS)]
+        events.append({"event": e_idx, "map": mname, "story": story, "lkp": _xyz(t, lkp),
+                       "route": [[round(float(x), 1), round(float(y), 1)] for x, y in route], "snapshots": snaps})
+        for s in snaps:
+            for k in range(TASKS_PER_SNAPSHOT):
+                tk = _task(t, md, s, lkp, rng, slope)
+                tk.update({"event": e_idx, "snapshot": s["snapshot"], "map": mname, "_k": k})
+                tasks.append(tk)
+    # round-robin over events and snapshots: the first N tasks are a spread sample of all of them
+    tasks.sort(key=lambda tk: (tk["_k"], tk["snapshot"], tk["event"]))
+    for i, tk in enumerate(tasks):
+        del tk["_k"]
+        tk["index"] = i
+    return {"version": VERSION, "maps": {m: {"size_m": d.size_m, "lat0": d.lat0, "lon0": d.lon0,
+                                             "time_limit_s": d.time_limit_s} for m, d in MAPS.items()},
+            "events": events, "tasks": tasks}
+
+
+def write(out_dir=DATA_DIR) -> Path:
+    data = generate()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=1, sort_keys=True)
+    p = out / FILE_NAME
+    p.write_text(text + "\n")
+    (out / "SHA256SUMS").write_text(f"{hashlib.sha256((text + chr(10)).encode()).hexdigest()}  {FILE_NAME}\n")
+    return p
+
+
+# ============================================================== loading and validation
+def _need(cond, msg):
+    if not cond:
+        raise DatasetError(msg)
+
+
+def _vec(v, n, where):
+    _need(isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(x, (int, float)) and math.isfinite(x)
+                                                                 for x in v),
+          f"{where} must be a list of {n} finite numbers, got {v!r}")
+
+
+def validate_dataset(data, where="dataset") -> dict:
+    _need(isinstance(data, dict), f"{where}: expected a JSON object")
+    _need(data.get("version") == VERSION, f"{where}: version {data.get('version')!r}, expected {VERSION!r}")
+    for key in ("events", "tasks"):
+        _need(isinstance(data.get(key), list), f"{where}: missing list {key!r}")
+    for e in data["events"]:
+        _need(isinstance(e, dict) and e.get("map") in MAPS, f"{where}: event {e.get('event')!r} has unknown map "
+              f"{e.get('map')!r}; known: {', '.join(MAPS)}")
+        for s in e.get("snapshots", []):
+            _validate_snapshot(s, f"{where} event {e['event']} snapshot {s.get('snapshot')}")
+    n_ev = len(data["events"])
+    for k, tk in enumerate(data["tasks"]):
+        _need(isinstance(tk, dict) and tk.get("index") == k, f"{where}: task {k} has index {tk.get('index')!r}")
+        _need(isinstance(tk.get("event"), int) and 0 <= tk["event"] < n_ev, f"{where}: task {k} names event "
+              f"{tk.get('event')!r} of {n_ev}")
+        _validate_conditions(tk, data["events"][tk["event"]]["map"], f"{where} task {k}")
+        _need(0 <= tk.get("snapshot", -1) < len(data["events"][tk["event"]]["snapshots"]),
+              f"{where} task {k}: snapshot {tk.get('snapshot')!r} does not exist")
+    return data
+
+
+def _validate_snapshot(s, where):
+    _need(isinstance(s.get("victims"), list) and s["victims"], f"{where}: needs at least one victim")
+    for v in s["victims"]:
+        _need(v.get("posture") in VICTIM_POSTURES, f"{where}: unknown victim posture {v.get('posture')!r}; "
+              f"known: {', '.join(VICTIM_POSTURES)}")
+        _vec(v.get("position"), 3, f"{where} victim position")
+    for c in s.get("clues", []):
+        _need(c.get("class") in CLUES, f"{where}: unknown clue class {c.get('class')!r}; known: {', '.join(CLUES)}")
+        _vec(c.get("position"), 3, f"{where} clue position")
+
+
+def _validate_conditions(tk, mname, where):
+    try:
+        weather(tk.get("weather"), terrain_biome(mname))
+    except ValueError as e:
+        raise DatasetError(f"{where}: {e}") from None
+    tod = tk.get("time_of_day")
+    _need(isinstance(tod, (int, float)) and 0 <= tod < 24, f"{where}: time_of_day must be in [0, 24) h, got {tod!r}")
+    _vec(tk.get("start"), 4, f"{where} start (x, y, z, yaw)")
+    ws, wd = tk.get("wind_speed", 0.0), tk.get("wind_direction", 0.0)
+    _need(isinstance(ws, (int, float)) and math.isfinite(ws) and ws >= 0,
+          f"{where}: wind_speed must be a number >= 0 m/s, got {ws!r}")
+    _need(isinstance(wd, (int, float)) and math.isfinite(wd),
+          f"{where}: wind_direction must be a number (rad), got {wd!r}")
+    _need(tk.get("tier", "Simple") in TIERS, f"{where}: unknown tier {tk.get('tier')!r}; known: {', '.join(TIERS)}")
+
+
+def terrain_biome(mname: str) -> str:
+    if mname.startswith("dem:"):
+        return "alpine"
+    if mname not in MAPS:
+        raise DatasetError(f"unknown ESAR map {mname!r}; known: {', '.join(MAPS)} or dem:<GeoTIFF path>")
+    return MAPS[mname].biome
+
+
+_LOADED: dict[str, dict] = {}
+
+
+def load_dataset(root=None) -> dict:
+    p = Path(root) / FILE_NAME if root else DATA_DIR / FILE_NAME
+    key = str(p)
+    if key not in _LOADED:
+        if not p.exists():
+            raise FileNotFoundError(f"ESAR dataset {str(p)!r} not found; make it with "
+                                    f"python -m hazard_sim.tasks.esar.make_dataset generate")
+        try:
+            data = json.loads(p.read_text())
+        except json.JSONDecodeError as e:
+            raise DatasetError(f"{p}: not valid JSON: {e}") from None
+        _LOADED[key] = validate_dataset(data, str(p))
+    return _LOADED[key]
+
+
+def episode_from(data: dict, index: int) -> dict:
+    tasks = data["tasks"]
+    if not isinstance(index, (int, np.integer)) or not 0 <= index < len(tasks):
+        raise IndexError(f"ESAR task {index!r} out of range 0..{len(tasks) - 1}")
+    tk = tasks[index]
+    ev = data["events"][tk["event"]]
+    snap = ev["snapshots"][tk["snapshot"]]
+    ep = dict(tk)
+    ep.update({"scene": ev["map"], "map": ev["map"], "story": ev["story"], "lkp": ev["lkp"],
+               "victims": snap["victims"], "clues": snap["clues"]})
+    return ep
+
+
+def validate_episode(ep, where="episode") -> dict:
+    """An episode record (a task with its snapshot's victims and clues) ready for the env."""
+    _need(isinstance(ep, dict), f"{where}: expected a dict")
+    _need(isinstance(ep.get("map"), str), f"{where}: needs 'map' (one of {', '.join(MAPS)} or dem:<path>)")
+    terrain_biome(ep["map"])
+    _validate_conditions(ep, ep["map"], where)
+    _validate_snapshot(ep, where)
+    ep = dict(ep)
+    ep.setdefault("index", 0)
+    ep.setdefault("scene", ep["map"])
+    ep.setdefault("wind_speed", 0.0)
+    ep.setdefault("wind_direction", 0.0)
+    ep.setdefault("tier", "Simple")
+    ep.setdefault("event", -1)
+    ep.setdefault("snapshot", -1)
+    return ep
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hazard_sim.tasks.esar.make_dataset")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate", help="write the dataset (deterministic)")
+    g.add_argument("--out", default=str(DATA_DIR))
+    v = sub.add_parser("validate", help="check dataset files")
+    v.add_argument("files", nargs="+")
+    a = ap.parse_args(argv)
+    if a.cmd == "generate":
+        p = write(a.out)
+        data = json.loads(p.read_text())
+        counts = {k: sum(t["tier"] == k for t in data["tasks"]) for k in TIERS}
+        print(f"wrote {p}: {len(data['events'])} events, {sum(len(e['snapshots']) for e in data['events'])} "
+              f"snapshots, {len(data['tasks'])} tasks; tiers {counts}")
+        return 0
+    bad = 0
+    for f in a.files:
+        try:
+            validate_dataset(json.loads(Path(f).read_text()), f)
+            print(f"{f}: ok")
+        except (DatasetError, json.JSONDecodeError, OSError) as e:
+            print(f"{f}: {e}", file=sys.stderr)
+            bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
