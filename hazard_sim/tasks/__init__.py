@@ -4,4 +4,7 @@ Each benchmark is a package here that builds :class:`~hazard_sim.core.spec.Bench
 objects from its own pieces and calls :func:`~hazard_sim.core.spec.register_benchmark`
 (docs/adding_a_benchmark.md).
 """
-from hazard_sim.tasks import hazard  # noqa: F401
+from hazard_sim.tasks import (
+    doze,  # noqa: F401
+    hazard,  # noqa: F401
+)
