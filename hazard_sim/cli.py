@@ -48,6 +48,12 @@ def cmd_run(a) -> int:
         print(json.dumps(m, sort_keys=True))
     else:
         print(f"{a.benchmark}/{a.split} episode {a.episode} ({m['scene']}), agent {a.agent}, seed {a.seed}")
+        spec = get_spec(a.benchmark)
+        if "value_rate" not in m and spec.progress is not None:     # benchmarks with other metrics
+            print(f"  {spec.progress(m)}; {m['frames']} frames, {m['actions']} actions, {m['wall_time_s']:.1f} s")
+            if a.save_viz:
+                print(f"  pictures: {m['viz']}")
+            return 0
         print(f"  value rate {m['value_rate']:.3f}   step {_fmt(m['step'])}   damage {_fmt(m['damage'])}")
         print(f"  rescued {m['rescued_count']}/{m['targets']} targets in {m['frames']} frames, "
               f"{m['actions']} actions ({m['failed_actions']} failed), {m['wall_time_s']:.1f} s")

@@ -48,6 +48,7 @@ class BenchmarkSpec:
     aggregate: Callable[[list], dict] | None = None   # per-episode metrics -> one table row
     table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
     progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
+    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> episode recorder for --save-viz
     options: dict = field(default_factory=dict)
 
     @property
