@@ -54,6 +54,11 @@ def _progress(r: dict) -> str:
     return f"{'success' if r['success'] else 'fail'} spl {r['spl']:.3f} collisions {r['collisions']}/{r['steps']}"
 
 
+def _recorder(env, out_dir):
+    from hazard_sim.tasks.doze.viz import DozeRecorder
+    return DozeRecorder(env, out_dir)
+
+
 def doze_spec(level: int) -> BenchmarkSpec:
     from hazard_sim.tasks.doze.paper import aggregate, table
     return BenchmarkSpec(
@@ -78,6 +83,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table,
         progress=_progress,
+        recorder=_recorder,
         options={"level": level},
     )
 

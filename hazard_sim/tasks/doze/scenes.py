@@ -600,9 +600,8 @@ def _boards(rng, rooms, walls, w, h, hint_items, next_id, solid, grid) -> list[B
                 continue
             if any(np.linalg.norm(b.center[:2] - [cx, cy]) < 2.0 for b in boards):
                 continue
-            # seen from the front (looking along -normal), "right" is -along... top-left first
-            right = -np.array([-normal[1], normal[0]])
-            right = np.array([normal[1], -normal[0]])
+            # seen from the front (looking along -normal), the viewer's right is -normal turned by -90 degrees
+            right = np.array([-normal[1], normal[0]])
             c = np.array([cx, cy])
             tl = np.r_[c - right * bw / 2, zc + bh / 2]
             tr = np.r_[c + right * bw / 2, zc + bh / 2]
