@@ -202,8 +202,7 @@ class PeopleProcess(WorldProcess):
         path = plan_path(self.blocked, self.grid.to_cell(a), [self.grid.to_cell(b)])
         if not path:
             return []
-        pts = [self.grid.to_world(c) for c in path[1:]]
-        return pts[::2] + ([pts[-1]] if len(pts) % 2 == 0 else [])
+        return [self.grid.to_world(c) for c in path[1:]]
 
     # ------------------------------------------------------------ motion
     def step_frame(self, world) -> None:
