@@ -41,11 +41,8 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     pol.reset(obs, info)
     recorder = None
     if save_viz:
-        if env.spec_b.recorder is not None:
-            recorder = env.spec_b.recorder(env, save_viz)
-        else:
-            from hazard_sim.viz import EpisodeRecorder
-            recorder = EpisodeRecorder(env, save_viz)
+        from hazard_sim.viz import EpisodeRecorder
+        recorder = (env.spec_b.recorder or EpisodeRecorder)(env, save_viz)
         recorder.add(info, obs)
     actions = failed = 0
     terminated = truncated = False

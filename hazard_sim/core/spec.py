@@ -91,7 +91,8 @@ def register_benchmark(spec: BenchmarkSpec, aliases: tuple[str, ...] = ()) -> Be
 
 def _load_builtin() -> None:
     # the benchmarks shipped with the package register on import
-    import hazard_sim.tasks  # noqa: F401
+    from hazard_sim.tasks import load_builtin
+    load_builtin()
 
 
 def resolve(name: str) -> str:

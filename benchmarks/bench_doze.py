@@ -1,0 +1,153 @@
+"""DOZE benchmarks: simulator speed, OCR read rate of whiteboards, and the paper's tables.
+
+  python benchmarks/bench_doze.py speed  [--steps 300] [--people 10] [--size 256]
+  python benchmarks/bench_doze.py ocr    [--size 256]                (every whiteboard, 1 / 2 / 3 m)
+  python benchmarks/bench_doze.py table  [--per-type 4] [--agents random,frontier,...] [--workers 2]
+                                         [--out-dir runs/doze]     (resumable; Table II and III)
+
+speed: env steps (one DOZE action = 5 simulated frames + one RGB-D + segmentation render)
+per second on level 3 with N walking people, the simulated frames per second, and the wall
+time of a whole 500-step episode of the frontier agent.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def machine() -> str:
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores; load average " \
+           f"{os.getloadavg()[0]:.1f}"
+
+
+def speed(a) -> None:
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.runner import run_episode
+    from hazard_sim.tasks.doze.dataset import load
+    ep = load(3, "test", 0)
+    ep["people"] = a.people
+    env = EmbodiedEnv("doze/level3", episode_spec=ep, camera=CameraSpec(a.size, a.size))
+    t0 = time.perf_counter()
+    env.reset()
+    reset_s = time.perf_counter() - t0
+    acts = ["MoveAhead", "RotateLeft", "MoveAhead", "MoveAhead", "RotateRight"]
+    for k in range(20):
+        env.step(acts[k % 5])
+    times = []
+    for k in range(a.steps):
+        t = time.perf_counter()
+        env.step(acts[k % 5])
+        times.append(time.perf_counter() - t)
+    obs = env.last_obs
+    people = len(env.world.process("people").people)
+    med = float(np.median(times))
+    print(f"machine: {machine()}; render backend {env.render_backend}")
+    print(f"level 3, {people} walking people, {a.size}x{a.size} RGB + depth + segmentation; reset {reset_s:.2f} s")
+    print(f"env steps/s: {a.steps / sum(times):.1f} (mean), {1 / med:.1f} (median step {1000 * med:.2f} ms); "
+          f"simulated frames/s: {5 * a.steps / sum(times):.0f}; observation keys {sorted(obs)}")
+    t = time.perf_counter()
+    m = run_episode("doze/level3", "test", 0, "frontier", 0, camera=CameraSpec(a.size, a.size))
+    print(f"whole episode (frontier agent, {m['steps']} steps): {time.perf_counter() - t:.2f} s wall")
+
+
+def ocr(a) -> None:
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.tasks.doze.agents import ocr_text, upscale
+    from hazard_sim.tasks.doze.dataset import load
+    from hazard_sim.tasks.doze.scenes import SCENES, TRAIN_SCENES, build_house
+    rates = {}
+    envs = {}
+    for dist in (1.0, 2.0, 3.0):
+        ok, n = {"frame": 0, "x3": 0}, 0
+        for scene in SCENES:
+            house = build_house(scene)
+            if scene not in envs:
+                ep = dict(load(1, "train" if scene in TRAIN_SCENES else "test", 0))
+                grid, free = house.nav_grid()
+                start = grid.to_world(np.argwhere(free)[0])
+                ep.update(scene=scene, goal_ids=[house.items[0].id], hint_ids=[], people=0,
+                          initial_position=[float(start[0]), float(start[1]), 0.9], initial_horizon=0.0)
+                envs[scene] = EmbodiedEnv("doze/level1", episode_spec=ep, camera=CameraSpec(a.size, a.size))
+                envs[scene].reset()
+            env = envs[scene]
+            for b in house.boards:
+                # the robot's camera straight in front of the board's centre, looking at it
+                env.agent.xy = b.center[:2] + b.normal * dist
+                env.agent.yaw = math.atan2(-b.normal[1], -b.normal[0])
+                obs = env.observe(update_map=False)
+                words = [w.strip(".,!") for w in " ".join(b.lines).lower().split()]
+                for variant, img in (("frame", obs["rgb"]), ("x3", upscale(obs["rgb"], 3))):
+                    text = ocr_text(img).lower()
+                    got = sum(w in text for w in words) / len(words)
+                    ok[variant] += got >= 0.9
+                n += 1
+        rates[dist] = {k: v / n for k, v in ok.items()}
+        print(f"{dist:.0f} m: {ok['frame']}/{n} whiteboards read (>= 90 % of the words) from the {a.size}x{a.size} "
+              f"frame, {ok['x3']}/{n} from the frame upscaled 3x", flush=True)
+    print(json.dumps({"size": a.size, "read_rate": rates}))
+
+
+def episodes_by_type(level: int, per_type: int) -> list[int]:
+    from hazard_sim.tasks.doze.dataset import load_split
+    eps = load_split(level, "test")
+    out = []
+    for t in ("appearance", "spatial", "open_vocab", "hint"):
+        idx = [e["index"] for e in eps if e["goal_type"] == t]
+        step = max(1, len(idx) // per_type)
+        out += idx[::step][:per_type]
+    return sorted(out)
+
+
+def table(a) -> None:
+    from hazard_sim.core.spec import get_spec
+    from hazard_sim.runner import bench
+    from hazard_sim.tasks.doze.paper import table_ii
+    out = Path(a.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    by_level = {}
+    for level in (1, 2, 3):
+        eps = episodes_by_type(level, a.per_type)
+        rows = []
+        for agent in a.agents.split(","):
+            r = bench(f"doze/level{level}", "test", agent, eps, workers=a.workers,
+                      out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
+            r = {k: v for k, v in r.items() if k != "results"}
+            rows.append({"agent": agent, **r})
+            by_level.setdefault(level, {})[agent] = r
+        text = get_spec(f"doze/level{level}").table(f"doze/level{level}", rows)
+        print(text, flush=True)
+        (out / f"table_level{level}.txt").write_text(text + "\n")
+    text = table_ii(by_level)
+    print(text)
+    (out / "table_ii.txt").write_text(text + "\n")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["speed", "ocr", "table"])
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--people", type=int, default=10)
+    ap.add_argument("--size", type=int, default=256)
+    ap.add_argument("--per-type", type=int, default=4)
+    ap.add_argument("--agents", default="random,frontier,l3mvn,c_l3mvn,h_l3mvn")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out-dir", default="runs/doze")
+    a = ap.parse_args(argv)
+    {"speed": speed, "ocr": ocr, "table": table}[a.what](a)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,315 @@
+"""DOZE's episodes: generation, files, validation.
+
+An episode follows the public DOZE-Dataset schema (``id``, ``scene``,
+``initial_position``, ``initial_orientation``, ``initial_horizon``, ``goal_object``,
+``shortest_path``, ``shortest_path_length``) plus ``level``, ``goal_type``
+(appearance | spatial | open_vocab | hint), ``goal_ids`` (every instance that
+satisfies the text), ``hint_ids`` (the whiteboards that tell where it is) and
+``index``.  Axes differ from AI2-THOR's files: ``initial_position`` is [x, y, z] in
+REP 103 (z up; z = 0.9, the robot's height, where AI2-THOR stores y = 0.9),
+``initial_orientation`` the yaw in degrees counter-clockwise from +x,
+``initial_horizon`` the camera pitch in degrees (positive looks down).
+
+Shortest paths are geodesic on the static scene (walls and furniture grown by the
+robot's radius), computed by scikit-image's minimum-cost-path engine
+(``MCP_Geometric``) from the goal region (free cells within 1.0 m of a goal
+instance) to the start, and stored as waypoints.
+
+Split by scene: ``train`` = doze_00..doze_07, ``test`` = doze_08, doze_09.  Each goal
+is paired with 12 start poses, as in DOZE.  ``python -m hazard_sim.tasks.doze.dataset
+generate`` writes ``data/doze/v1/level{1,2,3}_{train,test}.json.gz``; the same command
+gives the same files.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+from skimage.graph import MCP_Geometric
+
+from hazard_sim.tasks.doze.scenes import SCENES, TEST_SCENES, TRAIN_SCENES, build_house
+from hazard_sim.tasks.doze.task import SUCCESS_DISTANCE
+
+DATA_ROOT = Path(__file__).resolve().parents[3] / "data" / "doze" / "v1"
+SPLITS = ("train", "test")
+GOAL_TYPES = ("appearance", "spatial", "open_vocab", "hint")
+LEVELS = (1, 2, 3)
+STARTS_PER_GOAL = 12
+#: goals drawn per scene, level and goal type (hint: every hint the scene has)
+GOALS_PER_SCENE = {"appearance": 10, "spatial": 10, "open_vocab": 4, "hint": 2}
+HORIZON = 10.0
+REQUIRED = {"id": str, "scene": str, "initial_position": list, "initial_orientation": (int, float),
+            "initial_horizon": (int, float), "goal_object": str, "shortest_path": list,
+            "shortest_path_length": (int, float), "level": int, "goal_type": str, "goal_ids": list,
+            "hint_ids": list, "index": int}
+
+
+class DatasetError(ValueError):
+    """A malformed DOZE episode or episode file."""
+
+
+# ------------------------------------------------------------------ goals
+def appearance_phrase(kind: str, attr: str) -> str:
+    if attr.startswith("brand:"):
+        return f"a {attr.split(':', 1)[1]} {kind}"
+    return f"a {attr} {kind}"
+
+
+def scene_goals(scene: str) -> dict[str, list[dict]]:
+    """Every goal a scene offers, by type: {"text", "ids", "hint_ids"}."""
+    house = build_house(scene)
+    items = house.items
+    out = {t: [] for t in GOAL_TYPES}
+    for it in items:
+        if it.group == "appearance":
+            same = [o.id for o in items if o.kind == it.kind and o.appearance == it.appearance]
+            out["appearance"].append({"text": appearance_phrase(it.kind, it.appearance), "ids": same,
+                                      "hint_ids": []})
+    seen = set()
+    for it in items:
+        if it.group == "spatial" and it.relation:
+            key = (it.kind, it.relation[0], it.relation[1])
+            if key in seen:
+                continue
+            seen.add(key)
+            same = [o.id for o in items if o.kind == it.kind and o.relation and
+                    (o.relation[0], o.relation[1]) == key[1:]]
+            out["spatial"].append({"text": f"a {it.kind} {key[1]} the {key[2]}", "ids": same, "hint_ids": []})
+    for it in items:
+        if it.group == "open_vocab":
+            out["open_vocab"].append({"text": f"a {it.kind}", "ids": [o.id for o in items if o.kind == it.kind],
+                                      "hint_ids": []})
+    for b in house.boards:
+        if b.hint:
+            out["hint"].append({"text": f"{b.hint['owner']}'s {b.hint['kind']}", "ids": [b.hint["item"]],
+                                "hint_ids": [b.id]})
+    return out
+
+
+# ------------------------------------------------------------------ geodesics
+@functools.lru_cache(maxsize=512)
+def _goal_field(scene: str, ids: tuple[int, ...]):
+    house = build_house(scene)
+    grid, free = house.nav_grid()
+    centres = grid.centres()
+    near = np.zeros(free.shape, bool)
+    for i in ids:
+        xy = house.item(i).position[:2]
+        near |= np.linalg.norm(centres - xy, axis=-1) <= SUCCESS_DISTANCE - grid.resolution / 2
+    near &= free
+    if not near.any():
+        raise DatasetError(f"{scene}: no free cell within {SUCCESS_DISTANCE} m of goal objects {list(ids)}")
+    cost = np.where(free, 1.0, np.inf)
+    mcp = MCP_Geometric(cost, fully_connected=True)
+    dist, _ = mcp.find_costs([tuple(c) for c in np.argwhere(near)])
+    return grid, free, mcp, dist * grid.resolution
+
+
+def shortest_path(scene: str, goal_ids, start_xy) -> tuple[list, float]:
+    """Geodesic shortest path (waypoints [x, y], length m) from ``start_xy`` to the goal region."""
+    grid, free, mcp, dist = _goal_field(scene, tuple(sorted(goal_ids)))
+    cell = grid.to_cell(start_xy)
+    if not free[cell] or not np.isfinite(dist[cell]):
+        raise DatasetError(f"{scene}: start {list(np.round(start_xy, 2))} cannot reach goal objects {list(goal_ids)}")
+    cells = mcp.traceback(cell)[::-1]
+    pts = [grid.to_world(c) for c in cells]
+    # keep the corners (where the direction changes) and the ends
+    keep = [pts[0]]
+    for a, b, c in zip(pts[:-2], pts[1:-1], pts[2:]):
+        if not np.allclose(b - a, c - b):
+            keep.append(b)
+    if len(pts) > 1:
+        keep.append(pts[-1])
+    return [[round(float(p[0]), 3), round(float(p[1]), 3)] for p in keep], float(dist[cell])
+
+
+def navigation_complexity(scene: str, rng, pairs: int = 400) -> float:
+    """Max over sampled pairs of navigable points of geodesic / Euclidean distance (pairs >= 1 m apart)."""
+    house = build_house(scene)
+    grid, free = house.nav_grid()
+    cells = np.argwhere(free)
+    best = 1.0
+    starts = cells[rng.choice(len(cells), min(20, len(cells)), replace=False)]
+    cost = np.where(free, 1.0, np.inf)
+    for s in starts:
+        mcp = MCP_Geometric(cost, fully_connected=True)
+        dist, _ = mcp.find_costs([tuple(s)])
+        ends = cells[rng.choice(len(cells), min(pairs // len(starts), len(cells)), replace=False)]
+        eu = np.linalg.norm((ends - s) * grid.resolution, axis=1)
+        geo = dist[ends[:, 0], ends[:, 1]] * grid.resolution
+        ok = (eu >= 1.0) & np.isfinite(geo)
+        if ok.any():
+            best = max(best, float((geo[ok] / eu[ok]).max()))
+    return best
+
+
+# ------------------------------------------------------------------ generation
+def generate_level(level: int, split: str) -> list[dict]:
+    scenes = TRAIN_SCENES if split == "train" else TEST_SCENES
+    episodes = []
+    for scene in scenes:
+        rng = np.random.default_rng([level, SCENES.index(scene), 11])
+        house = build_house(scene)
+        grid, free = house.nav_grid()
+        cells = np.argwhere(free)
+        goals = scene_goals(scene)
+        for gtype in GOAL_TYPES:
+            pool = [g for g in goals[gtype] if _reachable(scene, g["ids"])]
+            n = min(GOALS_PER_SCENE[gtype], len(pool))
+            for gi in rng.choice(len(pool), n, replace=False) if n else []:
+                g = pool[int(gi)]
+                _, _, _, dist = _goal_field(scene, tuple(sorted(g["ids"])))
+                cand = cells[np.isfinite(dist[cells[:, 0], cells[:, 1]]) & (dist[cells[:, 0], cells[:, 1]] >= 1.5)]
+                if len(cand) < STARTS_PER_GOAL:
+                    continue
+                for s in range(STARTS_PER_GOAL):
+                    c = cand[int(rng.integers(len(cand)))]
+                    xy = grid.to_world(c)
+                    path, length = shortest_path(scene, g["ids"], xy)
+                    k = len(episodes)
+                    episodes.append({
+                        "id": f"{scene}_l{level}_{gtype}_{int(gi):03d}_{s:02d}", "index": k, "scene": scene,
+                        "level": level, "goal_type": gtype, "goal_object": g["text"],
+                        "goal_ids": sorted(int(i) for i in g["ids"]), "hint_ids": list(g["hint_ids"]),
+                        "initial_position": [round(float(xy[0]), 3), round(float(xy[1]), 3), 0.9],
+                        "initial_orientation": float(30 * int(rng.integers(12))),
+                        "initial_horizon": HORIZON, "shortest_path": path,
+                        "shortest_path_length": round(length, 4)})
+    return episodes
+
+
+def _reachable(scene: str, ids) -> bool:
+    try:
+        _goal_field(scene, tuple(sorted(ids)))
+        return True
+    except DatasetError:
+        return False
+
+
+def file_for(level: int, split: str, root=None) -> Path:
+    return Path(root or DATA_ROOT) / f"level{level}_{split}.json.gz"
+
+
+def generate(out=None) -> list[Path]:
+    written = []
+    for level in LEVELS:
+        for split in SPLITS:
+            eps = generate_level(level, split)
+            p = file_for(level, split, out)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            doc = {"benchmark": f"doze/level{level}", "split": split, "version": 1, "episodes": eps}
+            with gzip.GzipFile(p, "wb", mtime=0) as fh:
+                fh.write(json.dumps(doc, sort_keys=True, separators=(",", ":")).encode())
+            written.append(p)
+    return written
+
+
+# ------------------------------------------------------------------ loading and validation
+def validate(ep, where: str = "episode", spec=None) -> dict:
+    """Check one episode; returns it (a copy) or raises :class:`DatasetError` naming what is wrong."""
+    if not isinstance(ep, dict):
+        raise DatasetError(f"{where}: an episode must be a JSON object, got {type(ep).__name__}")
+    ep = dict(ep)
+    ep.setdefault("index", 0)
+    ep.setdefault("hint_ids", [])
+    ep.setdefault("initial_horizon", HORIZON)
+    for key, typ in REQUIRED.items():
+        if key not in ep:
+            raise DatasetError(f"{where}: missing field {key!r}")
+        if not isinstance(ep[key], typ) or isinstance(ep[key], bool):
+            raise DatasetError(f"{where}: field {key!r} has type {type(ep[key]).__name__}")
+    if ep["scene"] not in SCENES:
+        raise DatasetError(f"{where}: unknown scene {ep['scene']!r}; known: {', '.join(SCENES)}")
+    if ep["level"] not in LEVELS:
+        raise DatasetError(f"{where}: level must be 1, 2 or 3, got {ep['level']}")
+    if spec is not None and spec.options.get("level") not in (None, ep["level"]):
+        raise DatasetError(f"{where}: a level {ep['level']} episode given to {spec.id}")
+    if ep["goal_type"] not in GOAL_TYPES:
+        raise DatasetError(f"{where}: goal_type must be one of {', '.join(GOAL_TYPES)}, got {ep['goal_type']!r}")
+    if not ep["goal_object"].strip():
+        raise DatasetError(f"{where}: empty goal_object")
+    house = build_house(ep["scene"])
+    ids = {it.id for it in house.items}
+    if not ep["goal_ids"]:
+        raise DatasetError(f"{where}: goal_ids is empty")
+    bad = [i for i in ep["goal_ids"] if i not in ids]
+    if bad:
+        raise DatasetError(f"{where}: unknown goal object id(s) {bad} in scene {ep['scene']}")
+    boards = {b.id for b in house.boards}
+    bad = [i for i in ep["hint_ids"] if i not in boards]
+    if bad:
+        raise DatasetError(f"{where}: unknown whiteboard id(s) {bad} in scene {ep['scene']}")
+    pos = ep["initial_position"]
+    if len(pos) != 3 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in pos):
+        raise DatasetError(f"{where}: initial_position must be [x, y, z] numbers, got {pos!r}")
+    grid, free = house.nav_grid()
+    if not house.scene.contains(pos[:2]) or not free[grid.to_cell(pos[:2])]:
+        raise DatasetError(f"{where}: initial_position {pos[:2]} is not on the navigable floor of {ep['scene']}")
+    if not ep["shortest_path_length"] >= 0:
+        raise DatasetError(f"{where}: shortest_path_length must be >= 0")
+    if "people" in ep and ep["people"] is not None and (not isinstance(ep["people"], int) or ep["people"] < 0):
+        raise DatasetError(f"{where}: people must be a count >= 0, got {ep['people']!r}")
+    return ep
+
+
+@functools.lru_cache(maxsize=16)
+def _load_file(path: str) -> tuple:
+    p = Path(path)
+    if not p.exists():
+        raise DatasetError(f"no DOZE episode file {p}; generate it with python -m hazard_sim.tasks.doze.dataset "
+                           "generate")
+    try:
+        with gzip.open(p, "rt") if p.suffix == ".gz" else open(p) as fh:
+            doc = json.load(fh)
+    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise DatasetError(f"{p}: not a readable DOZE episode file ({e})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("episodes"), list):
+        raise DatasetError(f"{p}: expected an object with an 'episodes' list")
+    return tuple(validate(e, f"{p} episode {k}") for k, e in enumerate(doc["episodes"]))
+
+
+def load_split(level: int, split: str, root=None) -> tuple:
+    if split not in SPLITS:
+        raise DatasetError(f"unknown split {split!r}: expected one of {', '.join(SPLITS)}")
+    return _load_file(str(file_for(level, split, root)))
+
+
+def load(level: int, split: str, index: int, root=None) -> dict:
+    eps = load_split(level, split, root)
+    if not 0 <= index < len(eps):
+        raise IndexError(f"doze/level{level} {split} has episodes 0..{len(eps) - 1}, not {index}")
+    return dict(eps[index])
+
+
+def count(level: int, split: str, root=None) -> int:
+    return len(load_split(level, split, root))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m hazard_sim.tasks.doze.dataset")
+    ap.add_argument("action", choices=["generate", "validate", "stats"])
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    if a.action == "generate":
+        for p in generate(a.out):
+            print(p)
+    elif a.action == "validate":
+        for level in LEVELS:
+            for split in SPLITS:
+                print(f"level{level} {split}: {count(level, split, a.out)} episodes ok")
+    else:
+        from hazard_sim.tasks.doze.scenes import scene_stats
+        for s in SCENES:
+            st = scene_stats(s)
+            st["navigation_complexity"] = round(navigation_complexity(s, np.random.default_rng(0)), 2)
+            print(json.dumps(st))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

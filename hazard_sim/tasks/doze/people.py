@@ -1,0 +1,278 @@
+"""DOZE's humanoid obstacles: a world process of walking (or standing) people.
+
+Each person is a mesh with a head, torso, arms and legs whose limbs swing with a
+walking cycle, labelled ``person`` in segmentation.  Levels (DOZE):
+
+* level 1: static people standing near the goal object (occluding it) and elsewhere;
+* level 2: people walking fixed paths (a loop through 2 to 4 points of the scene,
+  fixed per scene and person) with pauses and lingering at the points;
+* level 3: people walking to randomly drawn points, one after another.
+
+There are 4 to 6 people per 100 m^2 of navigable area (the episode may set the
+number).  People walk on the static scene's free space (walls and furniture
+inflated by their radius) along geodesic paths; they do not avoid the robot.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT
+from hazard_sim.core.process import WorldProcess
+from hazard_sim.navigation.grid import GridSpec, inflate, plan_path, rasterize_boxes
+from hazard_sim.render.mesh import Mesh
+from hazard_sim.tasks.doze.shapes import box, ellipsoid, merge, rod, sphere
+
+PERSON_LABEL = "person"
+PERSON_RADIUS = 0.2          # m, the body's half width (shoulders)
+WALK_SPEED = 1.0             # m/s
+PERSON_ID_BASE = EFFECT_ID_BASE   # person k has instance id 900 + k
+DENSITY = (4.0, 6.0)         # people per 100 m^2 of navigable area (levels 2, 3)
+SKIN = ((240, 200, 170), (200, 150, 110), (140, 95, 65), (90, 60, 40))
+SHIRTS = ((200, 40, 40), (40, 90, 180), (60, 150, 70), (230, 200, 60), (120, 60, 150), (240, 240, 240),
+          (30, 30, 30), (240, 130, 40))
+PANTS = ((40, 50, 90), (60, 60, 60), (120, 100, 70), (20, 20, 20))
+
+
+@dataclass
+class Person:
+    id: int
+    xy: np.ndarray
+    yaw: float
+    height: float
+    colors: tuple
+    mode: str                          # static | fixed | random
+    route: list = field(default_factory=list)     # waypoints (2,) to walk through, in order
+    waypoints: list = field(default_factory=list)  # fixed loop's points (level 2)
+    target: int = 0
+    pause: int = 0                     # frames left standing still
+    phase: float = 0.0                 # walking cycle (rad)
+    moving: bool = False
+    track: list = field(default_factory=list)
+
+    model: PersonModel | None = None
+
+    def mesh(self) -> Mesh:
+        if self.model is None:
+            self.model = PersonModel(self.height, self.colors)
+        return self.model.mesh(self.id, self.xy, self.yaw, self.phase if self.moving else 0.0)
+
+
+class PersonModel:
+    """A person's mesh in rest pose, cut into rigid segments (torso + head, two legs, two arms);
+    :meth:`mesh` poses it (limbs swung about the hips / shoulders by the walking phase, legs and
+    arms in opposition) with a few vectorised operations, so walking people are cheap to draw."""
+
+    def __init__(self, height: float = 1.7, colors=None):
+        skin, shirt, pants, hair = colors or (SKIN[0], SHIRTS[0], PANTS[0], (50, 35, 20))
+        s = height / 1.7
+        hip, shoulder = 0.88 * s, 1.42 * s
+        segs = []           # (parts, joint, swing gain)
+        for side, sgn in ((0.09, 1.0), (-0.09, -1.0)):
+            j = (0.0, side * s, hip)
+            segs.append(([rod(j, (0, side * s, hip - 0.86 * s), 0.065 * s, pants, seg=6),
+                          box((0.05 * s, side * s, 0.03 * s), (0.22 * s, 0.09 * s, 0.06 * s), (40, 30, 25))],
+                         j, sgn))
+            j = (0.0, side * 2.5 * s, shoulder)
+            segs.append(([rod(j, (0, side * 2.5 * s, shoulder - 0.6 * s), 0.045 * s, shirt, seg=6),
+                          sphere((0, side * 2.5 * s, shoulder - 0.6 * s), 0.05 * s, skin, rings=3, seg=6)],
+                         j, -0.8 * sgn))
+        segs.append(([box((0, 0, 1.16 * s), (0.2 * s, 0.38 * s, 0.6 * s), shirt),
+                      box((0, 0, 0.93 * s), (0.2 * s, 0.34 * s, 0.12 * s), pants),
+                      rod((0, 0, 1.45 * s), (0, 0, 1.53 * s), 0.05 * s, skin, seg=6),
+                      sphere((0.01 * s, 0, 1.62 * s), 0.11 * s, skin, rings=6, seg=10),
+                      ellipsoid((-0.015 * s, 0, 1.67 * s), (0.105 * s, 0.115 * s, 0.08 * s), hair, rings=4, seg=10)],
+                     (0.0, 0.0, 0.0), 0.0))
+        vs, ts, cs, rel, gain, n = [], [], [], [], [], 0
+        for parts, joint, g in segs:
+            p = merge(parts)
+            vs.append(p.v)
+            ts.append(p.t + n)
+            cs.append(p.c)
+            rel.append(np.broadcast_to(np.asarray(joint, float), p.v.shape))
+            gain.append(np.full(len(p.v), g))
+            n += len(p.v)
+        self.v = np.concatenate(vs)
+        self.t = np.concatenate(ts).astype(np.int32)
+        self.c = np.concatenate(cs)
+        self.joint = np.concatenate(rel)
+        self.gain = np.concatenate(gain)
+        self.local = self.v - self.joint
+        rest = Mesh(self.v.astype(np.float32), self.t, 1, colors=self.c)
+        self.normals = rest.normals.astype(np.float64)
+
+    def mesh(self, id: int, xy, yaw: float, phase: float) -> Mesh:
+        a = 0.45 * math.sin(phase) * self.gain
+        ca, sa = np.cos(a), np.sin(a)
+        lx, lz = self.local[:, 0], self.local[:, 2]
+        v = np.empty_like(self.v)
+        v[:, 0] = ca * lx + sa * lz + self.joint[:, 0]
+        v[:, 1] = self.v[:, 1]
+        v[:, 2] = -sa * lx + ca * lz + self.joint[:, 2]
+        nx, nz = self.normals[:, 0], self.normals[:, 2]
+        nrm = np.stack([ca * nx + sa * nz, self.normals[:, 1], -sa * nx + ca * nz], 1)
+        c, s = math.cos(yaw), math.sin(yaw)
+        R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+        v = v @ R.T + np.array([xy[0], xy[1], 0.0])
+        return Mesh(v.astype(np.float32), self.t, id, colors=self.c, normals=(nrm @ R.T).astype(np.float32))
+
+
+def person_mesh(id: int, xy, yaw: float, phase: float, height: float = 1.7, colors=None) -> Mesh:
+    """A person at ``xy`` facing ``yaw`` with its limbs at walking ``phase``."""
+    return PersonModel(height, colors).mesh(id, xy, yaw, phase)
+
+
+def people_count(navigable_m2: float, rng, density=DENSITY) -> int:
+    """How many people an episode has: 4 to 6 per 100 m^2 of navigable area (at least one)."""
+    d = float(rng.uniform(*density))
+    return max(1, int(round(navigable_m2 * d / 100.0)))
+
+
+class PeopleProcess(WorldProcess):
+    """``level`` 1 (static), 2 (fixed paths) or 3 (random points); ``people`` the number of
+    people (None: from the density); ``goal_xy`` where level 1's people stand around."""
+
+    name = "people"
+
+    def __init__(self, scene, level: int, rng, people: int | None = None, goal_xy=None, navigable_m2=None,
+                 route_seed=0, avoid_xy=None):
+        if level not in (1, 2, 3):
+            raise ValueError(f"DOZE level must be 1, 2 or 3, got {level!r}")
+        self.level = level
+        self.rng = rng
+        self.grid = GridSpec(scene.bounds, 0.1)
+        solid = rasterize_boxes(self.grid, [p.box for p in scene.solids()])
+        self.blocked = inflate(solid, PERSON_RADIUS + 0.05, 0.1)
+        free_cells = np.argwhere(~self.blocked)
+        self.free_xy = np.array([self.grid.to_world(c) for c in free_cells])
+        if navigable_m2 is None:
+            navigable_m2 = float((~self.blocked).sum() * 0.01)
+        n = people_count(navigable_m2, rng) if people is None else int(people)
+        if n < 0:
+            raise ValueError(f"number of people must be >= 0, got {n}")
+        self.people: list[Person] = []
+        self._frame = 0
+        route_rng = np.random.default_rng([route_seed, 77])      # level 2's fixed loops: per scene
+        avoid = None if avoid_xy is None else np.asarray(avoid_xy, float)[:2]
+        for k in range(n):
+            colors = (SKIN[int(rng.integers(len(SKIN)))], SHIRTS[int(rng.integers(len(SHIRTS)))],
+                      PANTS[int(rng.integers(len(PANTS)))], (int(rng.integers(20, 90)),) * 2 + (20,))
+            height = float(rng.uniform(1.55, 1.9))
+            if level == 1 and goal_xy is not None and k < 2:
+                xy = self._near(goal_xy, 0.5, 1.1, rng, avoid)
+            else:
+                xy = self._free_point(rng, avoid)
+            p = Person(PERSON_ID_BASE + k, xy, float(rng.uniform(-np.pi, np.pi)), height, colors,
+                       {1: "static", 2: "fixed", 3: "random"}[level])
+            if level == 2:
+                m = int(route_rng.integers(2, 5))
+                loop = [self._free_point(route_rng) for _ in range(m)]
+                p.waypoints = loop
+                start = int(rng.integers(m))       # where on its loop this episode finds the person
+                p.xy = loop[start].copy()
+                p.target = (start + 1) % m
+                p.pause = int(rng.integers(0, 20))
+            if level == 1 and goal_xy is not None and k < 2:
+                d = np.asarray(goal_xy[:2]) - p.xy
+                p.yaw = math.atan2(d[1], d[0])
+            p.track.append(p.xy.copy())
+            self.people.append(p)
+
+    # ------------------------------------------------------------ placement
+    def _free_point(self, rng, avoid=None) -> np.ndarray:
+        for _ in range(200):
+            xy = self.free_xy[int(rng.integers(len(self.free_xy)))].copy()
+            if avoid is None or np.linalg.norm(xy - avoid) > 1.5:
+                return xy
+        return xy
+
+    def _near(self, goal_xy, rmin, rmax, rng, avoid=None) -> np.ndarray:
+        g = np.asarray(goal_xy, float)[:2]
+        d = np.linalg.norm(self.free_xy - g, axis=1)
+        ok = np.nonzero((d >= rmin) & (d <= rmax))[0]
+        if avoid is not None and len(ok):
+            ok = ok[np.linalg.norm(self.free_xy[ok] - avoid, axis=1) > 1.0]
+        if not len(ok):
+            ok = np.argsort(d)[:20]
+        return self.free_xy[int(ok[int(rng.integers(len(ok)))])].copy()
+
+    def _route(self, a, b) -> list:
+        path = plan_path(self.blocked, self.grid.to_cell(a), [self.grid.to_cell(b)])
+        if not path:
+            return []
+        return [self.grid.to_world(c) for c in path[1:]]
+
+    # ------------------------------------------------------------ motion
+    def step_frame(self, world) -> None:
+        self._frame += 1
+        step = WALK_SPEED * FRAME_DT
+        for p in self.people:
+            if p.mode == "static":
+                continue
+            if p.pause > 0:
+                p.pause -= 1
+                p.moving = False
+                if p.mode == "fixed" and p.pause % 10 == 5:     # lingering: a small turn on the spot
+                    p.yaw += float(self.rng.uniform(-0.6, 0.6))
+                continue
+            if not p.route:
+                if p.mode == "fixed":
+                    goal = p.waypoints[p.target]
+                else:
+                    goal = self._free_point(self.rng)
+                p.route = self._route(p.xy, goal)
+                if not p.route:
+                    p.pause = 5
+                    continue
+            left = step
+            while left > 1e-9 and p.route:
+                d = p.route[0] - p.xy
+                n = float(np.linalg.norm(d))
+                if n <= left:
+                    p.xy = p.route.pop(0).copy()
+                    left -= n
+                else:
+                    p.xy = p.xy + d / n * left
+                    left = 0.0
+                if n > 1e-9:
+                    p.yaw = math.atan2(d[1], d[0])
+            p.moving = True
+            p.phase += 2 * math.pi * FRAME_DT * 1.8     # 1.8 strides a second
+            if not p.route:            # arrived: pause (fixed paths pause and linger longer)
+                if p.mode == "fixed":
+                    p.target = (p.target + 1) % len(p.waypoints)
+                    p.pause = int(self.rng.integers(10, 40))
+                else:
+                    p.pause = int(self.rng.integers(0, 10))
+            p.track.append(p.xy.copy())
+
+    # ------------------------------------------------------------ queries
+    def positions(self) -> np.ndarray:
+        return np.array([p.xy for p in self.people]).reshape(-1, 2)
+
+    def clearance(self, xy, radius: float) -> float:
+        """The smallest gap (m) between a round body at ``xy`` and any person (inf if none)."""
+        if not self.people:
+            return math.inf
+        d = np.linalg.norm(self.positions() - np.asarray(xy, float)[:2], axis=1)
+        return float(d.min() - radius - PERSON_RADIUS)
+
+    def body_blocked(self, xy) -> bool:
+        return self.clearance(xy, 0.18) < 0.0
+
+    def no_go_points(self) -> np.ndarray:
+        return self.positions()
+
+    # ------------------------------------------------------------ rendering
+    def render_meshes(self) -> list:
+        return [p.mesh() for p in self.people]
+
+    def geometry_key(self):
+        if self.level == 1:
+            return len(self.people)
+        return self._frame
+
+    def labels(self) -> dict[int, str]:
+        return {p.id: PERSON_LABEL for p in self.people}
