@@ -22,7 +22,7 @@ from hazard_sim.geometry import Box
 from hazard_sim.scenes.base import Scene
 from hazard_sim.tasks.esar import sensors as _sensors  # noqa: F401  (registers the ESAR sensors)
 from hazard_sim.tasks.esar.catalog import CLUES, VICTIM_POSTURES
-from hazard_sim.tasks.esar.look import scene_meshes
+from hazard_sim.tasks.esar.look import water_mesh
 from hazard_sim.tasks.esar.scenario import episode_from, load_dataset, validate_episode
 from hazard_sim.tasks.esar.task import EsarMeasure, EsarScoring, EsarTask
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
@@ -66,8 +66,9 @@ def _entity(eid: int, thing, pos, yaw: float, label: str) -> Entity:
 
 def build_world(ep: dict, rng) -> World:
     t = terrain_for(ep["map"])
-    w = weather(ep["weather"], t.biome)
-    scene = TerrainScene(t, scene_meshes(t, w.look)[1:])      # trees, rocks, sea; the terrain is drawn by TerrainView
+    weather(ep["weather"], t.biome)              # an unknown weather, or one the biome has not, fails here
+    sea = water_mesh(t)
+    scene = TerrainScene(t, [sea] if sea is not None else [])   # terrain, trees, rocks: drawn by TerrainView
     ents = []
     for k, v in enumerate(ep["victims"]):
         ents.append(_entity(VICTIM_ID_BASE + k, VICTIM_POSTURES[v["posture"]], v["position"],

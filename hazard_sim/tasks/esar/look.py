@@ -138,13 +138,27 @@ def _cones(t: Terrain, obs: np.ndarray, sides: int, color, id_: int, snow: float
     return Mesh(verts.astype(np.float32), tris.astype(np.int32), id_, colors=np.clip(cols, 0, 255).astype(np.uint8))
 
 
+def obstacle_meshes(t: Terrain, look: GroundLook = GroundLook(), window=None) -> list[Mesh]:
+    """Trees and rocks (all, or those inside ``window`` = (x0, y0, x1, y1))."""
+    trees, rocks = t.trees, t.rocks
+    if window is not None:
+        x0, y0, x1, y1 = window
+
+        def inside(o):
+            return o[(o[:, 0] >= x0) & (o[:, 0] <= x1) & (o[:, 1] >= y0) & (o[:, 1] <= y1)]
+        trees, rocks = inside(trees), inside(rocks)
+    out = [_cones(t, trees, 4, (40, 74, 38) if t.biome != "desert" else (112, 120, 64), TREE_ID, look.snow),
+           _cones(t, rocks, 5, (120, 112, 104), ROCK_ID, look.snow)]
+    return [m for m in out if m is not None]
+
+
 def scene_meshes(t: Terrain, look: GroundLook = GroundLook(), base: np.ndarray | None = None) -> list[Mesh]:
+    """The whole map at full resolution: terrain, sea, trees and rocks."""
     meshes = [terrain_mesh(t, ground_colors(t, look, base))]
-    for m in (water_mesh(t), _cones(t, t.trees, 4, (40, 74, 38) if t.biome != "desert" else (112, 120, 64),
-                                    TREE_ID, look.snow), _cones(t, t.rocks, 5, (120, 112, 104), ROCK_ID, look.snow)):
-        if m is not None:
-            meshes.append(m)
-    return meshes
+    w = water_mesh(t)
+    if w is not None:
+        meshes.append(w)
+    return meshes + obstacle_meshes(t, look)
 
 
 # ============================================================== level of detail

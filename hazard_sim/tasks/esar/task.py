@@ -36,7 +36,7 @@ SR, TSR, CDS and RS are reported in percent.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from gymnasium import spaces
@@ -399,4 +399,4 @@ class EsarMeasure(Measure):
 
 
 __all__ = ["ACTIONS", "DISCRETE", "ActionError", "EsarAction", "EsarMeasure", "EsarScoring", "EsarTask",
-           "fly_to", "fly_velocity", "hungarian_matches", "parse_action", "score", "field"]
+           "fly_to", "fly_velocity", "hungarian_matches", "parse_action", "score"]

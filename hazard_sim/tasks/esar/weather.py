@@ -25,7 +25,15 @@ import numpy as np
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.process import WorldProcess
 from hazard_sim.render.effects import RenderEffects
-from hazard_sim.tasks.esar.look import SCENE_LABELS, GroundLook, base_colors, ground_colors, lod_terrain
+from hazard_sim.tasks.esar.look import (
+    LOD_LEVELS,
+    SCENE_LABELS,
+    GroundLook,
+    base_colors,
+    ground_colors,
+    lod_terrain,
+    obstacle_meshes,
+)
 
 
 class WeatherError(ValueError):
@@ -239,12 +247,15 @@ class WindProcess(WorldProcess):
 # ============================================================== terrain LOD
 class TerrainView(WorldProcess):
     """Draws the terrain under the episode's weather look at a level of detail around the
-    viewpoint (``look.lod_terrain``); rebuilt when the viewpoint moves to another anchor
-    (every 192 m on a 12 m grid)."""
+    viewpoint (``look.lod_terrain``), with the trees and rocks of the two inner rings (up to
+    ``LOD_LEVELS[1]`` m away; farther ones are a few pixels and are left out of the
+    picture, not out of the collision checks); rebuilt when the viewpoint moves to another
+    anchor (every 192 m on a 12 m grid)."""
     name = "terrain_view"
 
     def __init__(self, terrain, look: GroundLook):
         self.terrain = terrain
+        self.look = look
         self.colors = ground_colors(terrain, look, _base(terrain))
         self.anchor = None
         self._meshes = []
@@ -254,7 +265,10 @@ class TerrainView(WorldProcess):
         a = (int(round(position[0] / self.step)), int(round(position[1] / self.step)))
         if a != self.anchor:
             self.anchor = a
-            self._meshes = lod_terrain(self.terrain, self.colors, np.asarray(a, float) * self.step)
+            c = np.asarray(a, float) * self.step
+            r = LOD_LEVELS[1][1] if len(LOD_LEVELS) > 1 and LOD_LEVELS[1][1] else math.inf
+            self._meshes = lod_terrain(self.terrain, self.colors, c) + \
+                obstacle_meshes(self.terrain, self.look, (c[0] - r, c[1] - r, c[0] + r, c[1] + r))
 
     def render_meshes(self) -> list:
         return list(self._meshes)
