@@ -45,6 +45,7 @@ TEST_TIME_LIMIT_S = 170
 REPO = Path(__file__).resolve().parents[1]
 LAUNCH_ARGS = ["decision:=false", "camera_width:=96", "camera_height:=72"]
 START_X, START_Y = 0.554, 1.887                      # fire/test/0: the humanoid's start
+FAR_GOAL = (5.45, 0.35)                               # fire/test/0: a free cell 5.5 m of path from the start
 
 
 def _launch(env, *args) -> subprocess.Popen:
@@ -220,7 +221,9 @@ def test_ctrl_c_and_sigterm_stop_every_node_cleanly(ros_env, tmp_path):
             proc = _launch(env, *([f"record:={bag}"] if record else []))
             assert c.nav.wait_for_server(timeout_sec=40.0), "no navigate_to_pose"
             if k % 3 != 1:                             # a goal under way when the signal comes
-                gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X + 2.5, START_Y)), [])
+                # a goal about 5.5 m of path away (11 s of walking): still under way when the
+                # signal comes, however fast the lock-step simulation runs
+                gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(*FAR_GOAL)), [])
                 result = gh.get_result_async()          # asked before the server goes away
                 t = time.monotonic() + 0.5
                 while time.monotonic() < t:
