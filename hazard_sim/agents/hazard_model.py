@@ -4,6 +4,8 @@ MCTS with this model (``mcts_hazard``) predicts, for every known target, the fra
 which the hazard will damage it (fire / flood) or carry it off (wind), and charges a
 rollout for the value it would lose by arriving later than that.
 
+Which model a hazard gets is the task's knowledge (``tasks/hazard/prompts.FORWARD_MODEL``):
+
 * **Fire and flood: a spreading front.**  Every observed frame, the agent's hazard image
   (temperature in C, water level in m) is back-projected onto the floor with its depth
   image; 0.5 m cells whose reading exceeds the damage threshold (100 C; 2 cm of water)
@@ -29,13 +31,18 @@ import numpy as np
 from hazard_sim.agents.memory import backproject
 from hazard_sim.intrinsics import scaled_K
 
-THRESHOLD = {"fire": 100.0, "flood": 0.02}
-
 
 class HazardForwardModel:
-    def __init__(self, hazard: str, bounds, cell: float = 0.5, window: int = 300,
-                 prior_speed: float = 0.01, min_speed: float = 0.001):
-        self.hazard = hazard
+    """``kind``: "front" (a spreading hazard seen in the hazard image, damaging above
+    ``threshold``), "drift" (objects carried off) or None (no prediction)."""
+
+    def __init__(self, kind: str | None, bounds, threshold: float | None = None, cell: float = 0.5,
+                 window: int = 300, prior_speed: float = 0.01, min_speed: float = 0.001):
+        if kind not in ("front", "drift", None):
+            raise ValueError(f"unknown forward model kind {kind!r}: expected front, drift or None")
+        if kind == "front" and threshold is None:
+            raise ValueError("a front model needs the damage threshold of the hazard reading")
+        self.kind, self.threshold = kind, threshold
         self.bounds = tuple(float(b) for b in bounds)
         self.cell, self.window = cell, window
         self.prior_speed, self.min_speed = prior_speed, min_speed
@@ -49,9 +56,9 @@ class HazardForwardModel:
     def observe(self, obs: dict, stride: int = 8) -> None:
         """Update from one observation (``hazard``, ``depth``, ``camera_K``, ``camera_pose``)."""
         frame = int(obs["frame"])
-        thr = THRESHOLD.get(self.hazard)
+        thr = self.threshold
         img = obs.get("hazard")
-        if thr is None or img is None:
+        if self.kind != "front" or img is None:
             return
         pts = backproject(obs["depth"][::stride, ::stride], scaled_K(obs["camera_K"], stride), obs["camera_pose"])
         vals = np.asarray(img)[::stride, ::stride]
@@ -88,10 +95,11 @@ class HazardForwardModel:
 
     def damage_frame(self, object_id: int, xy, reading: float, now: int) -> float:
         """Predicted frame at which the hazard damages (or carries off) the object; inf: never."""
-        if self.hazard == "wind":
+        if self.kind == "drift":
             return self._drift_loss(object_id, now)
-        thr = THRESHOLD.get(self.hazard)
-        if thr is not None and reading == reading and reading > thr:
+        if self.kind != "front":
+            return math.inf
+        if reading == reading and reading > self.threshold:
             return float(now)
         if not self.hot.any():
             return math.inf

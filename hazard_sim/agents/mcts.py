@@ -56,7 +56,9 @@ class MCTSAgent(Agent):
     def reset(self, obs, info):
         self.current = None
         if self.use_model:
-            self.model = HazardForwardModel(info["task"].get("hazard", ""), info["bounds"])
+            from hazard_sim.tasks.hazard.prompts import forward_model
+            kind, threshold = forward_model(info["task"].get("hazard", ""))
+            self.model = HazardForwardModel(kind, info["bounds"], threshold)
         super().reset(obs, info)
 
     def observe(self, obs, info):

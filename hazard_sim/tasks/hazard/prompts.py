@@ -1,6 +1,10 @@
-"""HAZARD's LLM prompt pieces per hazard (after the public code's per-hazard templates):
-the task description, how a target's attribute reads, and the hazard reading's name,
-unit and format.  The LLM agent (``hazard_sim.agents.llm``) assembles the prompt."""
+"""What HAZARD's agents are told about each hazard.
+
+LLM prompt pieces (after the public code's per-hazard templates): the task description,
+how a target's attribute reads, and the hazard reading's name, unit and format; the LLM
+agent (``hazard_sim.agents.llm``) assembles the prompt.  And the kind of forward model
+the hazard-model MCTS uses (``hazard_sim.agents.hazard_model``): a spreading front with
+the reading above which an object counts as damaged, or a drift of the objects."""
 from __future__ import annotations
 
 TASK_TEXT = {
@@ -35,3 +39,11 @@ def target_attribute(hazard: str, target: dict) -> str:
 def reading(hazard: str):
     """(name, unit, format) of the hazard reading agents see, or None (wind has none)."""
     return READING.get(hazard)
+
+
+#: hazard -> (forward model kind, damage threshold of the hazard reading)
+FORWARD_MODEL = {"fire": ("front", 100.0), "flood": ("front", 0.02), "wind": ("drift", None)}
+
+
+def forward_model(hazard: str) -> tuple[str | None, float | None]:
+    return FORWARD_MODEL.get(hazard, (None, None))
