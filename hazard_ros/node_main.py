@@ -165,8 +165,12 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
             except Exception:  # noqa: BLE001
                 pass
         rclpy.try_shutdown()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        if flag.signal_name is None:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+        # stopped by a signal: the process is ending, so a second Ctrl-C (pressed while it
+        # stops) stays ignored; restoring Python's handler would let it end the process with
+        # an uncaught KeyboardInterrupt (exit status -2) after a clean stop
     return code
 
 
