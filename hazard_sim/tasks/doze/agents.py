@@ -232,7 +232,7 @@ class SearchAgent:
         ids = seg[ok]
         cols = rgb[ok]
         labels = self.labels
-        is_person = np.array([labels.get(int(i)) == "person" for i in ids], bool) if len(ids) else np.zeros(0, bool)
+        is_person = np.isin(ids, [k for k, v in labels.items() if v == "person"])
         i_idx, j_idx = self.grid.to_cells(pts[:, :2])
         floor = pts[:, 2] < 0.05
         self.free[i_idx[floor], j_idx[floor]] = True
