@@ -582,7 +582,7 @@ def ocr_text(rgb: np.ndarray) -> str:
     if not _OCR:
         from rapidocr_onnxruntime import RapidOCR
         _OCR.append(RapidOCR())
-    res, _ = _OCR[0](np.ascontiguousarray(rgb))
+    res, _ = _OCR[0](np.ascontiguousarray(rgb), use_cls=False)     # boards are upright: no angle classifier
     if not res:
         return ""
     res = sorted(res, key=lambda r: (round(np.mean([p[1] for p in r[0]]) / 12), np.mean([p[0] for p in r[0]])))
