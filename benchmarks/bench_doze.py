@@ -117,7 +117,7 @@ def table(a) -> None:
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     by_level = {}
-    for level in (1, 2, 3):
+    for level in [int(v) for v in a.levels.split(",")]:
         eps = episodes_by_type(level, a.per_type)
         rows = []
         for agent in a.agents.split(","):
@@ -143,6 +143,7 @@ def main(argv=None) -> int:
     ap.add_argument("--per-type", type=int, default=4)
     ap.add_argument("--agents", default="random,frontier,l3mvn,c_l3mvn,h_l3mvn")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--levels", default="1,2,3")
     ap.add_argument("--out-dir", default="runs/doze")
     a = ap.parse_args(argv)
     {"speed": speed, "ocr": ocr, "table": table}[a.what](a)

@@ -232,7 +232,7 @@ class SearchAgent:
         ids = seg[ok]
         cols = rgb[ok]
         labels = self.labels
-        is_person = np.array([labels.get(int(i)) == "person" for i in ids], bool) if len(ids) else np.zeros(0, bool)
+        is_person = np.isin(ids, [k for k, v in labels.items() if v == "person"])
         i_idx, j_idx = self.grid.to_cells(pts[:, :2])
         floor = pts[:, 2] < 0.05
         self.free[i_idx[floor], j_idx[floor]] = True
@@ -582,7 +582,7 @@ def ocr_text(rgb: np.ndarray) -> str:
     if not _OCR:
         from rapidocr_onnxruntime import RapidOCR
         _OCR.append(RapidOCR())
-    res, _ = _OCR[0](np.ascontiguousarray(rgb))
+    res, _ = _OCR[0](np.ascontiguousarray(rgb), use_cls=False)     # boards are upright: no angle classifier
     if not res:
         return ""
     res = sorted(res, key=lambda r: (round(np.mean([p[1] for p in r[0]]) / 12), np.mean([p[0] for p in r[0]])))

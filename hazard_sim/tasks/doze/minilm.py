@@ -52,7 +52,16 @@ class MiniLM:
         return x @ self.w[name + ".weight"].T + self.w[name + ".bias"]
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """Unit embeddings (N, 384)."""
+        """Unit embeddings (N, 384). Runs BLAS on one thread: the matrices are small, and several
+        threads fight over the cores when episodes run in parallel."""
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return self._encode(texts)
+        with threadpool_limits(1):
+            return self._encode(texts)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         enc = self.tok.encode_batch(list(texts))
         ids = np.array([e.ids for e in enc])
         mask = np.array([e.attention_mask for e in enc], np.float32)

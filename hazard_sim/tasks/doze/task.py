@@ -128,7 +128,7 @@ class ObjectNavTask(Task):
         return True
 
     def describe(self, env) -> dict:
-        return {"task": self.name, "goal": self.goal_text, "actions": list(ACTIONS),
+        return {"task": self.name, "benchmark": env.benchmark, "goal": self.goal_text, "actions": list(ACTIONS),
                 "success_distance": SUCCESS_DISTANCE, "max_steps": env.spec_b.max_steps}
 
     def info(self, env) -> dict:
@@ -139,7 +139,8 @@ class ObjectNavTask(Task):
 
     def metrics(self, env) -> dict:
         ep = env.spec_dict
-        return {"task": self.name, "goal": self.goal_text, "goal_type": ep["goal_type"], "level": ep["level"],
+        return {"task": self.name, "benchmark": env.benchmark, "goal": self.goal_text, "goal_type": ep["goal_type"],
+                "level": ep["level"],
                 "goal_ids": list(self.goal_ids), "episode_id": ep["id"]}
 
 
