@@ -3,7 +3,7 @@
 A node module imports heavy libraries (Open3D, MuJoCo, SciPy, rclpy) before its ``main()`` can
 install signal handlers; a Ctrl-C in those seconds used to end in a ``KeyboardInterrupt``
 traceback from the middle of an import. These entry points install a handler first that only
-records the signal; :func:`hazard_ros.node_main.run_node` then exits with code 0 instead of
+records the signal; :func:`hazard_ros.ros_node_main.run_node` then exits with code 0 instead of
 starting the node. Nothing heavy is imported here.
 """
 from __future__ import annotations

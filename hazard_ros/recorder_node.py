@@ -20,7 +20,7 @@ Topics are discovered every ``discovery_period`` seconds; each subscription asks
 for the QoS the publishers offer (reliable / transient local only when every
 publisher offers it, as rosbag2 does), so latched topics are recorded too.
 
-Stopping: SIGINT and SIGTERM only set a flag (``hazard_ros.node_main``); the recorder then
+Stopping: SIGINT and SIGTERM only set a flag (``hazard_ros.ros_node_main``); the recorder then
 stops taking messages, finishes the MCAP file (last chunk, indexes, summary) and writes
 ``metadata.yaml``, so a recording stopped at any moment is complete and consistent (a
 signal can no longer interrupt a write half-way). Killed with SIGKILL, the MCAP file has
@@ -46,7 +46,7 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, LivelinessPolicy, QoSProfile, ReliabilityPolicy
 
-from hazard_ros.node_main import run_node
+from hazard_ros.ros_node_main import run_node
 
 BAG_VERSION = 9
 

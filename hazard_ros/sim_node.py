@@ -54,9 +54,9 @@ from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
 from hazard_ros import conversions as conv
-from hazard_ros import qos as qos_profiles
-from hazard_ros.node_main import run_node
+from hazard_ros import ros_qos as qos_profiles
 from hazard_ros.params import as_bool
+from hazard_ros.ros_node_main import run_node
 from hazard_sim import teleop
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT

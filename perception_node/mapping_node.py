@@ -50,8 +50,8 @@ from vision_msgs.msg import Detection3DArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
-from hazard_ros.node_main import run_node
 from hazard_ros.params import as_bool
+from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
 from perception_node.mapping import MappingCore, ObjectObservation

@@ -52,8 +52,9 @@ from vision_msgs.msg import (
 )
 
 from hazard_ros import conversions as conv
-from hazard_ros import params, qos
-from hazard_ros.node_main import run_node
+from hazard_ros import params
+from hazard_ros import ros_qos as qos
+from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from perception_node.detectors import Detection, DetectorError, make_detector
 from perception_node.projection import StampSync, TfWaitQueue, backproject_detection

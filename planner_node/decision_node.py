@@ -51,7 +51,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
-from hazard_ros import qos
+from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import (
     from_ros_camera_info,
     from_ros_image,
@@ -61,8 +61,8 @@ from hazard_ros.conversions import (
     quaternion_to_yaw,
     time_to_ns,
 )
-from hazard_ros.node_main import run_node
 from hazard_ros.params import declare_bool
+from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent

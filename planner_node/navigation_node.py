@@ -34,7 +34,7 @@ Parameters (read once at start-up):
   lifecycle_names ([bt_navigator, amcl, ~])  names whose lifecycle_msgs state services
                              (``<name>/get_state``, ...) this node answers, as Nav2 clients
                              (nav2_simple_commander's ``waitUntilNav2Active``) expect; ``~`` is
-                             this node; [''] for none (see planner_node/nav2_compat.py)
+                             this node; [''] for none (see planner_node/ros_nav2_compat.py)
   localization_rate (1 Hz)   ``amcl_pose`` (the exact simulated pose; 0: not published)
   waypoint_servers (true)    also serve ``follow_waypoints`` and ``navigate_through_poses``
 
@@ -64,12 +64,12 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from hazard_ros import qos
+from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
-from hazard_ros.node_main import run_node
 from hazard_ros.params import declare_bool
+from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer, TfLookupError
-from planner_node import nav2_compat
+from planner_node import ros_nav2_compat as nav2_compat
 from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, FollowerConfig, GoalRunner
 from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
 
@@ -219,7 +219,7 @@ class NavigationNode(Node):
                                                                            nanosec=ns % 1_000_000_000)
 
     def on_shutdown(self) -> None:
-        """Ctrl-C / SIGTERM (hazard_ros.node_main): end running goals (aborted, robot stopped)
+        """Ctrl-C / SIGTERM (hazard_ros.ros_node_main): end running goals (aborted, robot stopped)
         and the lifecycle (-> finalized) while the context is still valid."""
         self._stopping.set()
         if self.waypoints is not None:

@@ -41,7 +41,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.task import Future
 
-from hazard_ros import qos
+from hazard_ros import ros_qos as qos
 from hazard_sim.rotations import yaw_to_quaternion
 
 

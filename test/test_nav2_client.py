@@ -39,7 +39,7 @@ try:
 except Exception as exc:  # ImportError, or OSError from a missing shared library
     pytest.skip(f"rclpy / nav2_msgs cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
 
-from hazard_ros import qos  # noqa: E402
+from hazard_ros import ros_qos as qos  # noqa: E402
 
 TEST_TIME_LIMIT_S = 170
 REPO = Path(__file__).resolve().parents[1]

@@ -28,7 +28,7 @@ mcap_ros2_decoder = pytest.importorskip("mcap_ros2.decoder", reason="mcap-ros2-s
 import yaml  # noqa: E402
 
 from hazard_ros import conversions as conv  # noqa: E402
-from hazard_ros import qos  # noqa: E402
+from hazard_ros import ros_qos as qos  # noqa: E402
 
 TEST_TIME_LIMIT_S = 60
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ try:
 except Exception as exc:  # ImportError, or OSError from a missing shared library
     pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
 
-from hazard_ros import qos
+from hazard_ros import ros_qos as qos
 from hazard_ros.params import as_bool
 from hazard_ros.recorder_node import bag_paths, qos_profiles_v9
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -246,9 +247,9 @@ def test_bad_parameter_gives_one_clear_error(ctx):
                           capture_output=True, text=True, timeout=20, env=dict(os.environ))
     assert proc.returncode == 2
     lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
-    from hazard_sim.core.spec import benchmark_ids
-    assert lines == [f"[sim_node] error: unknown benchmark 'lava': expected one of {', '.join(benchmark_ids())} "
-                     "(or fire, flood, wind)"]
+    assert len(lines) == 1, lines                          # one clear line, no traceback
+    assert re.fullmatch(r"\[sim_node\] error: unknown benchmark 'lava': expected one of .*"
+                        r"hazard/fire, hazard/flood, hazard/wind.* \(or fire, flood, wind\)", lines[0]), lines
 
 
 

@@ -34,9 +34,9 @@ class Task(abc.ABC):
     def terminated(self, env, action) -> bool:
         """Whether the episode ended by the agent's doing (success, Done, stop)."""
 
+    @abc.abstractmethod
     def action_space(self):
         """The Gymnasium action space."""
-        raise NotImplementedError(f"{type(self).__name__} defines no Gymnasium action space")
 
     def costs_a_frame(self, action) -> bool:
         """Whether an action that used no frame is charged one (HAZARD: all but stop)."""

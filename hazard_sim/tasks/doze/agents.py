@@ -30,6 +30,7 @@ OCR: they accept the category (documented in docs/doze.md).
 """
 from __future__ import annotations
 
+import abc
 import math
 import re
 
@@ -177,7 +178,7 @@ class Instance:
         return (self.lo + self.hi) / 2
 
 
-class SearchAgent:
+class SearchAgent(abc.ABC):
     """The shared map, memory, goal recognition, planner and controller (see the module doc)."""
 
     name = "search"
@@ -361,9 +362,9 @@ class SearchAgent:
             comps.append(cells)
         return comps
 
+    @abc.abstractmethod
     def choose_global_goal(self, cost, dist):
         """The exploration goal (xy) or None; subclasses choose."""
-        raise NotImplementedError
 
     # -------------------------------------------------------- control
     def _steer(self, path) -> str:

@@ -26,6 +26,8 @@ height, so they follow the terrain without crashing into slopes they have seen.
 """
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 from scipy.ndimage import binary_dilation, gaussian_filter
 
@@ -49,7 +51,7 @@ def backproject(depth, K, pose, mask):
     return p @ pose[:3, :3].T + pose[:3, 3]
 
 
-class EsarAgent:
+class EsarAgent(abc.ABC):
     """Detection, reporting, the 2.5-D map and terrain-following flight shared by the baselines."""
 
     name = "esar_base"
@@ -163,8 +165,9 @@ class EsarAgent:
             out["victims"], self.pending_victims = self.pending_victims, []
         return out
 
+    @abc.abstractmethod
     def decide(self):
-        raise NotImplementedError
+        """The next action: a name from the discrete action set (``DISCRETE``)."""
 
 
 class RandomAgent(EsarAgent):

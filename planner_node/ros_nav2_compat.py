@@ -42,7 +42,7 @@ from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalRespons
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 
-from hazard_ros import qos
+from hazard_ros import ros_qos as qos
 
 LABELS = {
     State.PRIMARY_STATE_UNKNOWN: "unknown", State.PRIMARY_STATE_UNCONFIGURED: "unconfigured",
