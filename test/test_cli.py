@@ -115,3 +115,14 @@ def test_sweep_resumes_only_results_of_the_same_configuration(tmp_path, capsys):
     seed5 = bench("hazard/fire", "test", "greedy", [0], seed=5, **kw)   # neither the seed-0 nor the seed-7 line
     assert seed5["results"][0]["config"]["seed"] == 5 and seed5["ignored"]["other_configurations"] == 3
     assert len(out.read_text().splitlines()) == 5
+
+
+def test_old_task_spelling_gives_the_same_json_as_the_benchmark_id(capsys):
+    out = []
+    for spelling in (["--task", "fire"], ["--benchmark", "hazard/fire"]):
+        assert main(["run", *spelling, "--episode", "2", "--agent", "rule", "--width", "64", "--height", "64",
+                     "--frame-limit", "300", "--json"]) == 0
+        m = json.loads(capsys.readouterr().out)
+        m.pop("wall_time_s")
+        out.append(m)
+    assert out[0] == out[1] and out[0]["task"] == "fire" and out[0]["frames"] == 300
