@@ -27,6 +27,7 @@ def test_run_json_is_deterministic():
 @pytest.mark.parametrize("argv,msg", [
     (["run", "--task", "fire", "--episode", "25"], "out of range"),
     (["bench", "--task", "flood", "--episodes", "26"], "--episodes 26 out of range: hazard/flood/test has 25"),
+    (["run", "--task", "fire", "--benchmark", "hazard/flood"], "--benchmark hazard/flood and --task fire disagree"),
 ])
 def test_clear_errors(argv, msg, capsys):
     assert main(argv) == 2
