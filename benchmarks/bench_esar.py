@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -32,18 +33,12 @@ from hazard_sim.embodiment.multirotor import CAMERAS
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.runner import run_episode
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))   # run from a checkout
+import bench_hazard  # noqa: E402  (one machine() for the benchmark scripts)
+
 
 def machine() -> dict:
-    cpu = "unknown"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "load_avg_1min": round(os.getloadavg()[0], 2)}
+    return dict(bench_hazard.machine(), load_avg_1min=round(os.getloadavg()[0], 2))
 
 
 def coastal_env(size: int) -> EmbodiedEnv:

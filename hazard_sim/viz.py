@@ -130,7 +130,11 @@ class EpisodeRecorder:
         title = (f"{metrics['task']} ep {metrics['episode']} ({metrics['scene']}), agent {metrics.get('agent', '')}\n"
                  f"value {metrics['value_rate']:.2f}, rescued {metrics['rescued_count']}/{metrics['targets']}, "
                  f"frames {metrics['frames']}")
-        final = self._topdown(title)
+        return self._write(self._topdown(title))
+
+    def _write(self, final: np.ndarray) -> dict:
+        """Write the last top-down picture, the top-down and first-person animations; the
+        files' paths (what ``finish`` returns)."""
         imageio.imwrite(self.out / "topdown.png", final)
         self.td.append(final)
         shape = self.td[0].shape

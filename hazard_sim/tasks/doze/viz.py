@@ -83,16 +83,4 @@ class DozeRecorder(EpisodeRecorder):
         self.ax.clear()
         draw_doze(self.ax, self.env, title)
         self.fig.tight_layout()
-        final = _figure_to_array(self.fig)
-        import imageio.v2 as imageio
-        import matplotlib.pyplot as plt
-        imageio.imwrite(self.out / "topdown.png", final)
-        self.td.append(final)
-        shape = self.td[0].shape
-        imageio.mimsave(self.out / "topdown.gif", [t for t in self.td if t.shape == shape], duration=0.3, loop=0)
-        step = max(1, len(self.fp) // self.max_gif)
-        imageio.mimsave(self.out / "first_person.gif", self.fp[::step], duration=0.1, loop=0)
-        plt.close(self.fig)
-        return {"dir": str(self.out), "topdown": str(self.out / "topdown.png"),
-                "topdown_animation": str(self.out / "topdown.gif"),
-                "first_person": str(self.out / "first_person.gif"), "frames": self.k}
+        return self._write(_figure_to_array(self.fig))
