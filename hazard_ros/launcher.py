@@ -173,7 +173,8 @@ class Runner:
     def start(self) -> None:
         # all children first: preexec_fn is only safe before other threads run
         for p in self.desc.processes:
-            env = dict(self.base_env, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0", **p.env)
+            env = dict(self.base_env, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0",
+                       HAZARD_LAUNCHER_PID=str(os.getpid()), **p.env)
             try:
                 proc = subprocess.Popen(p.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
                                         start_new_session=True,
