@@ -54,6 +54,7 @@ from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos_profiles
 from hazard_ros.params import as_bool
 from hazard_ros.ros_node_main import run_node
@@ -355,10 +356,10 @@ class SimNode(Node):
         self._publish_frame()
 
     def _on_cmd_vel(self, msg: Twist) -> None:
-        v, w = float(msg.linear.x), float(msg.angular.z)
-        if not (math.isfinite(v) and math.isfinite(w)):
-            self.get_logger().warning(f"ignoring cmd_vel with non-finite values (linear.x={v}, angular.z={w})")
+        vw = mg.guard(self).accept("cmd_vel", mg.check_twist, msg)
+        if vw is None:
             return
+        v, w = vw
         self.cmd, self.cmd_frame = (v, w), self.env.world.frame
 
     def _over(self, response) -> bool:

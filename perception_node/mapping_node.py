@@ -50,6 +50,7 @@ from vision_msgs.msg import Detection3DArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros.params import as_bool
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
@@ -244,11 +245,10 @@ class MappingNode(Node):
             self._on_hazard(name, msg)
 
     def _on_task(self, msg: String) -> None:
-        try:
-            self.task = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad task message: {exc}")
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        if task is None:
             return
+        self.task = task
         bounds = self.task.get("bounds")
         if self.core is not None:
             self.core.set_task(self.task)
@@ -261,23 +261,25 @@ class MappingNode(Node):
                 self._make_core(bounds, "task")
 
     def _on_status(self, msg: String) -> None:
-        try:
-            self.status = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad episode/status message: {exc}")
+        status = mg.guard(self).json("episode/status", msg, mg.STATUS_FIELDS)
+        if status is None:
             return
+        self.status = status
         if self.core is not None and self.core.memory.apply_status(
                 self.status.get("held"), self.status.get("rescued_ids", [])):
             self._publish_objects(None)
 
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
         try:
-            self.tf.add_message(msg, static=static)
+            self.tf.add_message(transforms, static=static)
         except ValueError as exc:
             self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
         self._flush()
 
     def _on_odom(self, msg: Odometry) -> None:
+        if not mg.guard(self).odometry("odom", msg):
+            return
         try:
             add_odometry_to_tf(self.tf, msg)
         except ValueError as exc:
@@ -286,6 +288,9 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ depth -> map
     def _on_camera(self, key: str, msg) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
+            return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self.tf_queue.push(conv.time_to_ns(msg.header.stamp), group, time.monotonic())
@@ -329,6 +334,9 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ hazards
     def _on_hazard(self, name: str, msg: Image) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"hazard {name}", mg.check_image, msg, g.now_ns()):
+            return
         if self.core is None:                   # no bounds yet: keep a few for when they come
             self._early_hazards = (self._early_hazards + [(name, msg)])[-6:]
             return
@@ -356,7 +364,8 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ objects
     def _on_detections(self, msg: Detection3DArray) -> None:
-        if self.core is None:
+        detections = mg.guard(self).detections("detections_3d", msg)
+        if detections is None or self.core is None:
             return
         stamp_ns = conv.time_to_ns(msg.header.stamp)
         frame = msg.header.frame_id or self.map_frame
@@ -368,9 +377,7 @@ class MappingNode(Node):
                 self.get_logger().warning(f"detections_3d in {frame!r} dropped: {exc}", throttle_duration_sec=5.0)
                 return
         obs = []
-        for d in msg.detections:
-            if not d.results:
-                continue
+        for d in detections:
             hyp = d.results[0].hypothesis
             c, s = d.bbox.center.position, d.bbox.size
             pos = np.array([c.x, c.y, c.z])

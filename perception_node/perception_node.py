@@ -52,6 +52,7 @@ from vision_msgs.msg import (
 )
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros import params
 from hazard_ros import ros_qos as qos
 from hazard_ros.ros_node_main import run_node
@@ -297,11 +298,10 @@ class PerceptionNode(Node):
             "unknown": self.unknown_classes, "error": self.class_error})))
 
     def _on_task(self, msg: String) -> None:
-        try:
-            self.task = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad task message: {exc}")
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        if task is None:
             return
+        self.task = task
         if self.classes_source in ("none", "task"):
             classes = classes_from_task(self.task)
             ok = self._apply_classes(classes, "task")
@@ -312,6 +312,9 @@ class PerceptionNode(Node):
             self._release_held()
 
     def _on_set_classes(self, msg: String) -> None:
+        if len(msg.data) > mg.MAX_JSON_BYTES:
+            mg.guard(self).drop("perception/set_classes", f"{len(msg.data)} bytes (at most {mg.MAX_JSON_BYTES})")
+            return
         try:
             classes = parse_class_list(msg.data)
         except ValueError as exc:
@@ -323,6 +326,8 @@ class PerceptionNode(Node):
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:
+        if not mg.guard(self).accept("camera/segmentation/label_info", mg.check_label_info, msg):
+            return
         self.labels = conv.from_ros_label_info(msg)
         self._release_held()
 
@@ -340,13 +345,16 @@ class PerceptionNode(Node):
 
     # ------------------------------------------------------------------ frames
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
         try:
-            self.tf.add_message(msg, static=static)
+            self.tf.add_message(transforms, static=static)
         except ValueError as exc:
             self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
         self._flush()
 
     def _on_odom(self, msg: Odometry) -> None:
+        if not mg.guard(self).odometry("odom", msg):
+            return
         try:
             add_odometry_to_tf(self.tf, msg)
         except ValueError as exc:
@@ -354,6 +362,9 @@ class PerceptionNode(Node):
         self._flush()
 
     def _on_camera(self, key: str, msg) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
+            return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self._process(group)
