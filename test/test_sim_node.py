@@ -96,9 +96,13 @@ def msg_class(type_str):
 def test_free_run_publishes_contract_topics(ctx):
     h = Harness(ctx, task="fire", realtime_factor=4.0, gps_rate=10.0, lidar_rate=10.0)
     try:
-        topics = [t for t in PUBLISHED_TOPICS if t not in ("water_level/image_raw", "episode/metrics")]
+        # what this node advertises for HAZARD (no named cameras, no altimeter, no reports)
+        topics = [t for t in PUBLISHED_TOPICS if t in h.sim.pubs and t not in ("episode/metrics",)]
+        assert "water_level/image_raw" not in topics and not any(t.startswith("camera_") for t in topics)
+        assert not {"altimeter/range", "reports"} & set(topics)
         for t in topics:
-            latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status")
+            latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status",
+                            "world/static_markers")
             h.listen(t, msg_class(PUBLISHED_TOPICS[t]), LATCHED if latched else
                      (BEST_EFFORT if "camera" in t or "thermal" in t else 10))
         assert h.spin_until(lambda: all(h.got[t] for t in topics) and len(h.got["camera/depth/image_raw"]) >= 3), \
