@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,7 +32,8 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
     pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
 
 from geometry_msgs.msg import Twist
-from nav_msgs.msg import Odometry, Path
+from nav_msgs.msg import Odometry
+from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import CameraInfo, FluidPressure, Image, Imu, NavSatFix, PointCloud2, Range
 from std_msgs.msg import String
 from test_sim_node import Harness, ctx  # noqa: F401  (the fixture and harness of the sim node tests)
@@ -42,6 +44,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from hazard_ros import conversions as conv
 from hazard_ros.sim_node import PUBLISHED_TOPICS, camera_topics
 from hazard_ros.tf_math import TfBuffer
+
+REPO = Path(__file__).resolve().parents[1]
 
 TEST_TIME_LIMIT_S = 150
 CAMERAS = ("front_center", "front_left", "front_right", "bottom_center")
@@ -89,7 +93,7 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
         assert env.agent.kind == "multirotor" and h.sim.flies and h.sim.cameras == list(CAMERAS)
         for t, cls in (("odom", Odometry), ("gps/fix", NavSatFix), ("altimeter/range", Range),
                        ("altimeter/pressure", FluidPressure), ("imu/data", Imu), ("lidar/points", PointCloud2),
-                       ("world/markers", MarkerArray), ("world/objects", Detection3DArray), ("trajectory", Path),
+                       ("world/markers", MarkerArray), ("world/objects", Detection3DArray), ("trajectory", PathMsg),
                        ("/tf", TFMessage)):
             h.listen(t, cls, BEST_EFFORT if t not in ("/tf",) else 100)
         for c in CAMERAS:
@@ -255,5 +259,102 @@ def test_sim_node_over_dds_climbs_and_serves_four_cameras(ros_env):
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+def test_esar_launch_file_arguments(monkeypatch):
+    from hazard_ros import launch_file
+    from hazard_ros.launcher import describe
+    monkeypatch.setattr(launch_file, "find_executable", lambda pkg, exe, where="": f"/opt/bin/{exe}")
+    launch = REPO / "launch" / "esar.launch.yaml"
+    desc = describe(launch, {"map": "coastal", "episode": "3", "weather": "fog", "time_of_day": "21.5",
+                             "detector": "yolo_world", "weights": "/models/yw.pt"})
+    procs = {p.name: p for p in desc.processes}
+    assert list(procs) == ["sim_node", "perception_node", "mapping_node"]
+    sim = [procs["sim_node"].cmd[k + 1] for k, a in enumerate(procs["sim_node"].cmd) if a == "-p"]
+    assert {"benchmark:=esar/coastal", "episode:=3", "episode_overrides:='weather=fog,time_of_day=21.5'",
+            "camera_width:=256"} <= set(sim)
+    per = [procs["perception_node"].cmd[k + 1] for k, a in enumerate(procs["perception_node"].cmd) if a == "-p"]
+    assert {"detector:=yolo_world", "weights:='/models/yw.pt'"} <= set(per)
+    assert {"map", "split", "episode", "seed", "weather", "time_of_day", "camera_width", "camera_height",
+            "camera_rate", "record"} <= set(desc.args)
+    assert "mcap_recorder" in {p.name for p in describe(launch, {"record": "/tmp/x.mcap"}).processes}
+
+
+def test_rviz_configs_show_what_the_nodes_publish():
+    import yaml
+    from test_rviz_config import DISPLAY_TYPES, _displays, _norm, published_topics
+    topics, _ = published_topics()
+    for name, required in (("esar.rviz", {"world/static_markers", "world/markers", "trajectory", "map",
+                                          "elevation_map", "lidar/points", "odom"}
+                            | {f"camera_{c}/image_raw" for c in CAMERAS}),
+                           ("doze.rviz", {"world/markers", "camera/color/image_raw"})):
+        cfg = yaml.safe_load((REPO / "rviz" / name).read_text())
+        assert cfg["Visualization Manager"]["Global Options"]["Fixed Frame"] == "map"
+        shown = {_norm(d["Topic"]["Value"]): d for d in _displays(cfg["Visualization Manager"]["Displays"])
+                 if "Topic" in d}
+        assert required <= set(shown), f"{name} does not show {required - set(shown)}"
+        for topic, d in shown.items():
+            assert topic in topics, f"{name} shows {topic!r}, which no node publishes"
+            if topics[topic] is not None:
+                assert DISPLAY_TYPES[d["Class"]] == topics[topic], f"{name}: {topic}"
+        static = shown.get("world/static_markers")
+        if static is not None:          # latched once: a late RViz needs transient local
+            assert static["Topic"]["Durability Policy"] == "Transient Local"
+
+
+def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
+    """hazard_launch with launch/esar.launch.yaml (sim, perception, mapping in their own
+    processes): the weather override reaches the task, the perception node detects on all
+    four views, the mapping node publishes the obstacle-at-altitude map and the elevation map."""
+    from nav_msgs.msg import OccupancyGrid
+    from vision_msgs.msg import Detection2DArray
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", str(REPO / "launch" / "esar.launch.yaml"),
+                             "map:=alpine", "weather:=fog", "camera_width:=32", "camera_height:=32",
+                             "camera_rate:=5.0", "realtime_factor:=2.0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            start_new_session=True)
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_env)
+    node = rclpy.create_node("esar_launch_client", context=context)
+    ex = SingleThreadedExecutor(context=context)
+    ex.add_node(node)
+    got = {"task": [], "map": [], "elevation_map": [], "detections": [], "perception/classes": []}
+    try:
+        node.create_subscription(String, "task", got["task"].append, LATCHED)
+        node.create_subscription(OccupancyGrid, "map", got["map"].append, LATCHED)
+        node.create_subscription(PointCloud2, "elevation_map", got["elevation_map"].append, 10)
+        node.create_subscription(Detection2DArray, "detections", got["detections"].append, 50)
+        node.create_subscription(String, "perception/classes", got["perception/classes"].append, LATCHED)
+        frames = set()
+        deadline = time.monotonic() + 100
+        while time.monotonic() < deadline:
+            ex.spin_once(timeout_sec=0.05)
+            frames = {m.header.frame_id for m in got["detections"]}
+            if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4:
+                break
+            assert proc.poll() is None, proc.stdout.read()
+        assert got["task"], "no task from the simulator"
+        assert json.loads(got["task"][0].data)["weather"] == "fog"
+        assert frames == {f"camera_{c}_optical_frame" for c in CAMERAS}, frames
+        classes = json.loads(got["perception/classes"][-1].data)["classes"]
+        assert "victim" in classes and "clue:tent" in classes
+        grid = got["map"][-1]
+        bounds = json.loads(got["task"][0].data)["bounds"]
+        assert grid.info.resolution == pytest.approx(10.0)
+        assert abs(grid.info.width - (bounds[2] - bounds[0]) / 10.0) <= 1.0        # the whole 2 km map in 10 m cells
+        cells = np.array(grid.data)
+        assert (cells == 0).sum() > 50                      # seen ground below the UAV's altitude
+        heights = conv.from_ros_pointcloud2(got["elevation_map"][-1])
+        assert len(heights) > 50 and np.all(heights[:, 2] > 1000.0)    # alpine terrain: 1286 m and up
+    finally:
+        import signal
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
         node.destroy_node()
         rclpy.shutdown(context=context)
