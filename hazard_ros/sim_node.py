@@ -149,7 +149,9 @@ def _registered_camera_topics() -> dict[str, str]:
 #: front_right, bottom_center); a node advertises those of its own body
 PUBLISHED_TOPICS.update(_registered_camera_topics())
 SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist", "report": "vision_msgs/msg/Detection3DArray"}
-SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger"}
+SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger",
+            # tasks whose actions include "stop" (ESAR): end the mission (safe completion when not crashed)
+            "stop": "std_srvs/srv/Trigger"}
 
 # name -> (default, type, description)
 PARAMETERS = {
@@ -284,6 +286,8 @@ class SimNode(Node):
         self.create_service(Trigger, "pick_up", self._on_pick_up)
         self.create_service(Trigger, "drop", self._on_drop)
         self.create_service(Trigger, "sim/step", self._on_step)
+        if "stop" in getattr(env.task, "actions", ()):
+            self.create_service(Trigger, "stop", self._on_stop)
 
         self._publish_static()
         self._publish_frame(everything=True)
@@ -665,7 +669,8 @@ class SimNode(Node):
             _, _, _, _, info = env.step(action)
         except Exception as exc:          # a bug must not kill the node in the middle of a run
             self.get_logger().error(f"{action}: {type(exc).__name__}: {exc}")
-            response.success, response.message = False, f"{action[0]} failed: {type(exc).__name__}: {exc}"
+            name = action if isinstance(action, str) else action[0]
+            response.success, response.message = False, f"{name} failed: {type(exc).__name__}: {exc}"
             return response
         env.frames_seen.clear()
         self._track(env.world.frame - before)
@@ -688,6 +693,12 @@ class SimNode(Node):
             self._publish_status()
             return response
         return self._run_action(("pick_up", target), response)
+
+    def _on_stop(self, request, response):
+        """End the mission with the task's own ``stop`` action; metrics follow on episode/metrics."""
+        if self._over(response):
+            return response
+        return self._run_action("stop", response)
 
     def _on_drop(self, request, response):
         if self._over(response):

@@ -199,6 +199,14 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
         assert h.spin_until(lambda: h.got["episode/status"] and
                             json.loads(h.got["episode/status"][-1].data)["last_result"].get("status") == "invalid")
         assert "unknown clue class 'unicorn'" in json.loads(h.got["episode/status"][-1].data)["last_result"]["reason"]
+        # `stop` ends the mission safely; the victim reported where it lies counts (Hungarian, 20 m)
+        h.listen("episode/metrics", String, LATCHED)
+        assert h.call("stop").success and env.done
+        assert h.spin_until(lambda: h.got["episode/metrics"])
+        metrics = json.loads(h.got["episode/metrics"][0].data)
+        n = len(env.spec_dict["victims"])
+        assert metrics["victims_found"] == 1 and metrics["sr"] == pytest.approx(100.0 / n) and metrics["safe"]
+        assert not h.call("stop").success                    # the episode is over
     finally:
         h.close()
 
