@@ -189,7 +189,9 @@ PARAMETERS = {
 }
 
 PATH_STEP_M = 0.5             # the trajectory gets a pose every this many metres ...
-PATH_MAX_POSES = 4000         # ... and is thinned to every second pose beyond this many
+PATH_MAX_POSES = 2000         # ... and is thinned to every second pose beyond this many
+SLOW_TOPIC_PERIOD = 10        # frames: world markers / objects and the trajectory are sent when they
+                              # changed, and at least this often (1 s sim) for late volatile subscribers
 
 LATCHED = qos_profiles.LATCHED
 LOCKSTEP_SENSOR = qos_profiles.LOCKSTEP_SENSOR
@@ -249,6 +251,8 @@ class SimNode(Node):
         self.lidar_sensor = next((s for s in env.sensors if "lidar" in s.space(1, 1)), None)
         self.takes_reports = callable(getattr(env.task, "report", None))
         self.path_points: list[np.ndarray] = [env.agent.position.copy()]
+        self._sent: dict[str, tuple] = {}          # slow topic -> (frame, key) of its last message
+        self._obs_lidar: tuple[int, np.ndarray] | None = None
         self.last_result: dict = {}
         self.metrics_sent = False
         # the field a world process offers: temperature | water_level | None
@@ -430,7 +434,7 @@ class SimNode(Node):
         self.pubs["/clock"].publish(conv.to_ros_clock(frame))
         if self._due("odom", frame, everything):
             self._publish_odom(stamp)
-            if self._wanted("trajectory", everything):
+            if self._wanted("trajectory", everything) and self._changed("trajectory", len(self.path_points)):
                 self.pubs["trajectory"].publish(conv.to_ros_path(np.array(self.path_points), stamp))
         if self._due("imu", frame, everything) and self._wanted("imu/data", everything):
             accel = (*self.tracker.accel_body, self.az)
@@ -441,7 +445,9 @@ class SimNode(Node):
             self._publish_camera(stamp, everything)
             self._publish_world(stamp, everything)
         if self._due("lidar", frame, everything) and self._wanted("lidar/points", everything):
-            if self.lidar_sensor is not None:
+            if self._obs_lidar is not None and self._obs_lidar[0] == frame:
+                pts = self._obs_lidar[1]               # the benchmark's LiDAR, read with this frame's cameras
+            elif self.lidar_sensor is not None:
                 pts = self.lidar_sensor.read_env(env, None)["lidar"]
             else:
                 pts = teleop.lidar_scan(env, self.p["lidar_beams"], self.p["lidar_rings"],
@@ -481,12 +487,25 @@ class SimNode(Node):
             if self._wanted("altimeter/pressure", everything):
                 self.pubs["altimeter/pressure"].publish(conv.to_ros_fluid_pressure(float(p[2]), stamp, "base_link"))
 
+    def _changed(self, topic: str, key) -> bool:
+        """Whether a slow topic is due: its content ``key`` changed, or SLOW_TOPIC_PERIOD frames passed."""
+        frame = self.env.world.frame
+        last = self._sent.get(topic)
+        if last is not None and last[1] == key and frame - last[0] < SLOW_TOPIC_PERIOD and frame >= last[0]:
+            return False
+        self._sent[topic] = (frame, key)
+        return True
+
     def _publish_world(self, stamp, everything: bool) -> None:
-        """The world's moving markers and their ground-truth detections (class_id = label)."""
+        """The world's moving markers and their ground-truth detections (class_id = label),
+        when they changed (walking people) or every SLOW_TOPIC_PERIOD frames."""
         want_m, want_o = self._wanted("world/markers", everything), self._wanted("world/objects", everything)
         if not (want_m or want_o):
             return
         markers = [m for m in self.env.world.markers() if not m.static]
+        key = tuple((m.id, *np.round(m.position, 3)) for m in markers)
+        want_m = want_m and self._changed("world/markers", key)
+        want_o = want_o and self._changed("world/objects", key)
         if want_m:
             self.pubs["world/markers"].publish(conv.to_ros_markers(markers, stamp))
         if want_o:
@@ -497,6 +516,8 @@ class SimNode(Node):
         want_hazard = self.hazard_topic is not None and self._wanted(self.hazard_topic, everything)
         # the env's observation map only serves its walk_to action, which no ROS interface runs
         obs = teleop.observe(self.env, hazard=want_hazard, observation_map=False)
+        if "lidar" in obs:
+            self._obs_lidar = (self.env.world.frame, obs["lidar"])
         cam = self.env.camera
         self._publish_named_cameras(obs, stamp, everything)
         frame_id = "camera_optical_frame"

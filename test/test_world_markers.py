@@ -56,7 +56,7 @@ def test_esar_markers_victims_clues_and_terrain_mesh():
     assert len(terrain) == 1 and terrain[0].shape == "mesh"
     t = env.world.scene.terrain
     v = terrain[0].vertices
-    # every 2nd sample of the 168 x 168 alpine grid (at most 128 a side): 84 x 84 vertices at the grid heights
+    # every 2nd sample of the 168 x 168 alpine grid (at most 96 a side): 84 x 84 vertices at the grid heights
     assert len(v) == 84 * 84 and terrain[0].faces.shape == (83 * 83 * 2, 3)
     assert np.allclose(v[:, 2], t.heights[::2, ::2].ravel()) and v[:, 0].max() == pytest.approx(83 * 24.0)
 
@@ -73,8 +73,9 @@ def test_marker_and_detection_messages():
                       vertices=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1.0]]), faces=np.array([[0, 1, 2]]),
                       vertex_colors=np.array([[255, 0, 0], [0, 255, 0], [0, 0, 255]], np.uint8))
     arr = conv.to_ros_markers([box, tri], stamp)
-    kinds = [(m.ns, m.type, m.action) for m in arr.markers]
-    assert kinds == [("world", Marker.CUBE, Marker.DELETEALL), ("world", Marker.CUBE, Marker.ADD),
+    assert (arr.markers[0].ns, arr.markers[0].action) == ("world", Marker.DELETEALL)   # things that left go
+    kinds = [(m.ns, m.type, m.action) for m in arr.markers[1:]]
+    assert kinds == [("world", Marker.CUBE, Marker.ADD),
                      ("world_labels", Marker.TEXT_VIEW_FACING, Marker.ADD), ("world", Marker.TRIANGLE_LIST, Marker.ADD)]
     cube = arr.markers[1]
     assert (cube.id, cube.scale.x, cube.scale.y, cube.scale.z) == (7, 2.0, 1.0, 0.5)

@@ -57,7 +57,7 @@ class Weather:
     wind: tuple = (0.0, 4.0)   # m/s range of the mean wind
 
 
-MARKER_SAMPLES = 128        # most terrain samples a side of the display marker has
+MARKER_SAMPLES = 96         # most terrain samples a side of the display marker has
 _ALL = ("alpine", "desert", "snowy_peak", "coastal")
 WEATHERS: dict[str, Weather] = {w.name: w for w in (
     Weather("clear", math.inf, 1.00, 0.00, wind=(0, 3)),
@@ -287,7 +287,7 @@ class TerrainView(WorldProcess):
     def markers(self) -> list:
         """The terrain as one static triangle-mesh marker in the weather's ground colours,
         every ``k``-th sample so that a side has at most ``MARKER_SAMPLES`` samples (a
-        display's terrain: 2 km maps every 2nd sample, 24 m; the 5 km map every 4th, 48 m)."""
+        display's terrain: 2 km maps every 2nd sample, 24 m; the 5 km map every 5th, 60 m)."""
         if self._marker is None:
             t = self.terrain
             k = max(1, int(math.ceil(max(t.heights.shape) / MARKER_SAMPLES)))
