@@ -384,6 +384,7 @@ class PerceptionNode(Node):
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
+            group["source"] = "main"
             self._process(group)
 
     def _subscribe_views(self, cameras: list[str]) -> None:
@@ -407,6 +408,8 @@ class PerceptionNode(Node):
             self._process(group)
 
     def _process(self, group: dict) -> None:
+        if group.get("source") == "main" and self.view_syncs:
+            return                            # a main-camera frame held from before the task named the views
         waiting = self._waiting_for()
         if waiting:
             # keep the newest frame until then (in lock-step the simulator's first frame may

@@ -366,3 +366,88 @@ def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
             os.killpg(proc.pid, signal.SIGKILL)
         node.destroy_node()
         rclpy.shutdown(context=context)
+
+
+class _Arr:
+    """Stands in for a torch tensor: .cpu().numpy()."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+
+    def cpu(self):
+        return self
+
+    def numpy(self):
+        return self.a
+
+
+def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  # noqa: F811
+    """The perception node with detector yolo_world (a stand-in ultralytics module: the real
+    package and its CLIP encoder are not installed here; test/test_detectors.py runs the real
+    one when it is) on the UAV's four views served by the sim node: the task's prompts are
+    its vocabulary (so no text encoder is needed), every view is detected on, and the
+    detections come out under the task's labels (prompt "person" -> "victim")."""
+    import sys
+    import types
+
+    from vision_msgs.msg import Detection2DArray
+
+    from hazard_sim.tasks.esar.catalog import CLUES
+    from perception_node.perception_node import PerceptionNode
+    vocab = ["person"] + [c.replace("_", " ") for c in CLUES]
+    seen_images = []
+
+    class World:
+        names = dict(enumerate(vocab))
+
+        def __init__(self, path):
+            self.path = path
+
+        def set_classes(self, classes):
+            raise RuntimeError("no CLIP here")
+
+        def predict(self, img, **kw):
+            seen_images.append(img.shape)
+            h, w = img.shape[:2]
+            boxes = type("Boxes", (), {"__len__": lambda self: 1})()
+            boxes.xywh = _Arr([[w / 2, h / 2, 6.0, 6.0]])          # a "person" in the middle of every view
+            boxes.conf, boxes.cls = _Arr([0.8]), _Arr([0.0])
+            return [type("Result", (), {"boxes": boxes, "names": self.names})()]
+    mod = types.ModuleType("ultralytics")
+    mod.YOLO, mod.YOLOWorld, mod.__version__ = World, World, "stand-in"
+    monkeypatch.setitem(sys.modules, "ultralytics", mod)
+    weights = tmp_path / "yw.pt"
+    weights.write_bytes(b"stand-in")
+
+    h = Harness(ctx, benchmark="esar/desert", lockstep=True, idle_republish=0.0)
+    P = rclpy.parameter.Parameter
+    per = PerceptionNode(context=ctx, parameter_overrides=[
+        P("detector", value="yolo_world"), P("weights", value=str(weights)), P("lockstep", value=True)])
+    h.ex.add_node(per)
+    try:
+        h.listen("detections", Detection2DArray, 50)
+        h.listen("detections_3d", Detection3DArray, 50)
+        h.listen("perception/classes", String, LATCHED)
+        assert h.spin_until(lambda: h.got["perception/classes"]
+                            and json.loads(h.got["perception/classes"][-1].data)["source"] == "task"), \
+            [m.data for m in h.got["perception/classes"]]
+        info = json.loads(h.got["perception/classes"][-1].data)
+        assert sorted(info["classes"]) == sorted(vocab) and info["error"] is None   # the prompts: no encoder needed
+        for _ in range(2):
+            assert h.call("sim/step").success
+
+        def frames():
+            return {m.header.frame_id for m in h.got["detections"]}
+        assert h.spin_until(lambda: frames() == {f"camera_{c}_optical_frame" for c in CAMERAS}
+                            and len(h.got["detections_3d"]) >= 4), frames()
+        labels = {d.results[0].hypothesis.class_id for m in h.got["detections"] for d in m.detections}
+        assert labels == {"victim"}
+        assert all(shape == (48, 64, 3) for shape in seen_images)
+        # placed in the map on the terrain in front of / below the UAV
+        d3 = [d for m in h.got["detections_3d"] for d in m.detections]
+        assert d3 and all(d.results[0].hypothesis.class_id == "victim" for d in d3)
+        z = h.sim.env.agent.z
+        assert all(d.bbox.center.position.z < z for d in d3)
+    finally:
+        per.destroy_node()
+        h.close()
