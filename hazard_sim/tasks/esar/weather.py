@@ -31,11 +31,13 @@ from hazard_sim.tasks.esar.look import (
     LOD_LEVELS,
     SCENE_LABELS,
     TERRAIN_ID,
+    WATER_ID,
     GroundLook,
     base_colors,
     ground_colors,
     lod_terrain,
     obstacle_meshes,
+    water_mesh,
 )
 
 
@@ -285,7 +287,8 @@ class TerrainView(WorldProcess):
         return dict(SCENE_LABELS)
 
     def markers(self) -> list:
-        """The terrain as one static triangle-mesh marker in the weather's ground colours,
+        """The terrain as one static triangle-mesh marker in the weather's ground colours (and
+        the sea as a flat one where the map has a sea),
         every ``k``-th sample so that a side has at most ``MARKER_SAMPLES`` samples (a
         display's terrain: 2 km maps every 2nd sample, 24 m; the 5 km map every 5th, 60 m)."""
         if self._marker is None:
@@ -296,7 +299,11 @@ class TerrainView(WorldProcess):
             self._marker = WorldMarker(TERRAIN_ID, SCENE_LABELS[TERRAIN_ID], np.zeros(3), (1.0, 1.0, 1.0),
                                        (128, 128, 128), "mesh", static=True, vertices=m.vertices,
                                        faces=m.triangles, vertex_colors=m.colors)
-        return [self._marker]
+            sea = water_mesh(t)
+            self._sea = None if sea is None else WorldMarker(
+                WATER_ID, SCENE_LABELS[WATER_ID], np.zeros(3), (1.0, 1.0, 1.0), tuple(int(c) for c in sea.colors[0]),
+                "mesh", static=True, vertices=sea.vertices, faces=sea.triangles)
+        return [self._marker] + ([self._sea] if self._sea is not None else [])
 
 
 _BASE: dict[int, np.ndarray] = {}
