@@ -451,3 +451,20 @@ def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  #
     finally:
         per.destroy_node()
         h.close()
+
+
+def test_episode_overrides_are_checked(ctx):  # noqa: F811
+    from rclpy.parameter import Parameter
+
+    from hazard_ros.sim_node import SimNode
+    p = dict(benchmark="esar/alpine", split="test", episode=0, dataset_root="")
+    ep = SimNode._episode_spec(dict(p, episode_overrides=" weather=fog , time_of_day=21.5, wind_speed="))
+    assert (ep["weather"], ep["time_of_day"]) == ("fog", 21.5) and "wind_speed" in ep     # empty value: kept
+    assert SimNode._episode_spec(dict(p, episode_overrides="weather=,time_of_day=")) is None
+    with pytest.raises(ValueError, match="episode_overrides: foo not a field of the episode; fields: .*weather"):
+        SimNode._episode_spec(dict(p, episode_overrides="foo=1"))
+    with pytest.raises(ValueError, match="must be 'key=value,...', got 'weather'"):
+        SimNode._episode_spec(dict(p, episode_overrides="weather"))
+    with pytest.raises(ValueError, match="weather 'sandstorm' does not occur on the alpine map; allowed there: clear"):
+        SimNode(context=ctx, parameter_overrides=[Parameter("benchmark", value="esar/alpine"),
+                                                   Parameter("episode_overrides", value="weather=sandstorm")])
