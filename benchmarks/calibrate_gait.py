@@ -122,7 +122,8 @@ def main(argv=None) -> int:
             for ag in a.agents.split(","):
                 eps = [done[(k, t, ag, e, a.split, a.seed)] for e in range(a.episodes)]
                 s = aggregate(eps)
-                print(f"| {k} | {b.walk_per_frame:.4f} | {b.turn_per_frame_deg:.2f} | {b.pick_frames} / {b.drop_frames} "
+                print(f"| {k} | {b.walk_per_frame:.4f} | {b.turn_per_frame_deg:.2f} "
+                      f"| {b.pick_frames} / {b.drop_frames} "
                       f"| {t} | {ag} | {s['value']:.1f} | {_f(s['step'])} ({PAPER_GREEDY_STEP[t]}) "
                       f"| {_f(s['damage'])} | {_f(s['mean_rescue_frame'])} |")
     return 0

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT
+from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.process import WorldProcess
 from hazard_sim.navigation.grid import GridSpec, inflate, plan_path, rasterize_boxes
 from hazard_sim.render.mesh import Mesh
@@ -276,3 +277,15 @@ class PeopleProcess(WorldProcess):
 
     def labels(self) -> dict[int, str]:
         return {p.id: PERSON_LABEL for p in self.people}
+
+    def markers(self) -> list:
+        """Each person as an upright cylinder (their collision radius, their height, their
+        shirt's colour), facing their heading: for displays and ground-truth consumers."""
+        out = []
+        for p in self.people:
+            c, s = math.cos(p.yaw), math.sin(p.yaw)
+            rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            out.append(WorldMarker(p.id, PERSON_LABEL, np.array([p.xy[0], p.xy[1], p.height / 2]),
+                                   (2 * PERSON_RADIUS, 2 * PERSON_RADIUS, p.height), tuple(p.colors[1]),
+                                   "cylinder", rot))
+        return out
