@@ -6,3 +6,6 @@ training with stable-baselines3 (``hazard train-ppo``).
 ``RLActor``), ``hazard_sim.rl.observation`` (the map), ``hazard_sim.rl.reward``,
 ``hazard_sim.rl.policy`` (network, checked loading; imports torch), ``hazard_sim.rl.train``.
 """
+# The agents package registers the ppo agent, which is built on this package: load it first, so
+# importing hazard_sim.rl.<module> before hazard_sim.agents does not meet a half-made module.
+import hazard_sim.agents  # noqa: E402,F401
