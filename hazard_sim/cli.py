@@ -201,7 +201,7 @@ def cmd_table(a) -> int:
     return 0
 
 
-DEFAULT_TABLE_AGENTS = ("random", "rule", "greedy", "mcts", "mcts_hazard")
+DEFAULT_TABLE_AGENTS = ("random", "ppo", "rule", "greedy", "mcts", "mcts_hazard")
 
 
 def _llm_configured() -> bool:
@@ -229,6 +229,7 @@ def cmd_train_ppo(a) -> int:
     cfg = TrainConfig(task=a.task, steps=a.steps, out_dir=out, envs=a.envs, vec=a.vec, split=a.split,
                       episodes=None if a.episodes is None else list(range(a.episodes)), seed=a.seed,
                       camera=(a.width, a.height, 90.0), checkpoint_every=a.checkpoint_every, resume=a.resume,
+                      failure_penalty=a.failure_penalty,
                       progress=not a.no_progress)
     s = train(cfg)
     state = "interrupted; resume with --resume" if s["interrupted"] else f"policy {out}/ppo_{a.task}.zip"
@@ -327,7 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
     t.add_argument("--agents", default=None,
-                   help="comma-separated (default random,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
+                   help="comma-separated (default random,ppo,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
                         "and OPENAI_BASE_URL or OPENAI_API_KEY are set)")
     t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
@@ -350,6 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--seed", type=_int_in(0, 2 ** 31 - 1), default=0)
     tp.add_argument("--width", type=_int_in(8, 4096), default=256, help="camera width while training (px)")
     tp.add_argument("--height", type=_int_in(8, 4096), default=256, help="camera height while training (px)")
+    tp.add_argument("--failure-penalty", type=_float_in(0.0, 100.0), default=0.0, metavar="R",
+                    help="reward -R per failed action (the public code's earlier version: 2; default 0)")
     tp.add_argument("--checkpoint-every", type=_int_in(1, 10 ** 9), default=2048, metavar="STEPS")
     tp.add_argument("--resume", action="store_true", help="continue from OUT_DIR/checkpoint.zip")
     tp.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -2,8 +2,13 @@
 (``hazard_sim.rl``: 5-channel map from the agent's own observations, six actions).
 
 ``hazard run --agent ppo [--ppo-policy PATH]``; without a path it loads the shipped
-``data/policies/ppo_<hazard>.zip`` of the episode's task. Acting is deterministic (the
-policy's most likely action; the random-visible-object action draws from the agent's seed).
+``data/policies/ppo_<hazard>.zip`` of the episode's task.
+
+Acting samples the policy's action distribution, as in training, with the agent's own seeded
+generator, so a run is reproducible (same seed, same actions, same results). ``greedy=True``
+takes the most likely action instead: our small policies learned mostly *how often* to use
+each action, and their single most likely action in a given map is often a poor one to repeat
+(``drop`` with empty hands, over and over), see docs/hazard.md.
 """
 from __future__ import annotations
 
@@ -18,8 +23,9 @@ from hazard_sim.rl.observation import MAP_SIZE
 class PPOAgent(RLActor):
     name = "ppo"
 
-    def __init__(self, seed: int = 0, policy: str | None = None, map_size: int = MAP_SIZE):
+    def __init__(self, seed: int = 0, policy: str | None = None, map_size: int = MAP_SIZE, greedy: bool = False):
         super().__init__(seed, map_size)
+        self.greedy = greedy
         if policy is not None and not Path(policy).exists():
             raise FileNotFoundError(f"PPO policy {policy} not found (--ppo-policy: give a .zip written by "
                                     f"hazard train-ppo)")
@@ -36,9 +42,17 @@ class PPOAgent(RLActor):
         super().reset(obs, info)
         self.policy = self._predict
 
+    def action_probs(self, features: np.ndarray) -> np.ndarray:
+        """The policy's probabilities of the six actions on this map."""
+        import torch
+        obs, _ = self.model.policy.obs_to_tensor(features)
+        with torch.no_grad():
+            p = self.model.policy.get_distribution(obs).distribution.probs[0].cpu().numpy().astype(float)
+        return p / p.sum()
+
     def _predict(self, features: np.ndarray) -> int:
-        action, _ = self.model.predict(features, deterministic=True)
-        return int(action)
+        p = self.action_probs(features)
+        return int(np.argmax(p)) if self.greedy else int(self.rng.choice(len(p), p=p))
 
     def episode_info(self) -> dict:
         return {"ppo_invalid_actions": self.invalid}

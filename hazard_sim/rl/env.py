@@ -82,11 +82,12 @@ class HazardRLEnv(gym.Env):
         a = self.actor.command(int(action))
         obs, _, terminated, truncated, info = self.env.step(a)
         self.actor.observe(obs, info)
-        terms = self.reward_fn(self.actor.memory, info)
+        res = info["action_result"]
+        was_invalid = self.actor.invalid > invalid
+        terms = self.reward_fn(self.actor.memory, info, failed=was_invalid or not res["success"])
         self.actions += 1
         truncated = truncated or (self.actions >= self.max_actions and not terminated)
-        res = info["action_result"]
-        out = {"frames": res["frames"], "status": res["status"], "invalid": self.actor.invalid > invalid,
+        out = {"frames": res["frames"], "status": res["status"], "invalid": was_invalid,
                "action": a, "reward_terms": terms}
         if terminated or truncated:
             m = self.env.metrics()

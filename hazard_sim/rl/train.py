@@ -46,6 +46,7 @@ class TrainConfig:
     camera: tuple = (256, 256, 90.0)   # width, height, hfov: the same camera as `hazard run`
     render_backend: str = "auto"
     max_actions: int = 400             # a training episode is cut after this many actions
+    failure_penalty: float = 0.0       # reward per failed action (the public code's earlier version: 2)
     checkpoint_every: int = 2048
     resume: bool = False
     progress: bool = True
@@ -60,10 +61,12 @@ def _make_env(cfg: TrainConfig, rank: int):
         torch.set_num_threads(1)
         from hazard_sim.render.camera import CameraSpec
         from hazard_sim.rl.env import HazardRLEnv
+        from hazard_sim.rl.reward import RescueReward
         w, h, fov = cfg.camera
         return HazardRLEnv(cfg.task, cfg.split, cfg.episodes, seed=cfg.seed * 1000 + rank, map_size=cfg.map_size,
                            camera=CameraSpec(width=int(w), height=int(h), hfov_deg=float(fov)),
-                           render_backend=cfg.render_backend, max_actions=cfg.max_actions)
+                           render_backend=cfg.render_backend, max_actions=cfg.max_actions,
+                           reward=RescueReward(failure_penalty=cfg.failure_penalty))
     return make
 
 
