@@ -3,6 +3,7 @@
   hazard run   --benchmark hazard/fire --split test --episode 0 --agent greedy --seed 0 [--json] [--save-viz DIR]
   hazard bench --benchmark hazard/fire --split test --agent mcts [--episodes N] [--workers K] [--out FILE]
   hazard table --benchmark hazard/fire --agents random,rule,greedy,mcts [--out-dir DIR] [--workers K]
+  hazard train-ppo --task fire --steps N --out-dir DIR [--envs K] [--resume]   (HAZARD's PPO agent)
   hazard benchmarks                        (the registered benchmark ids)
   hazard dataset generate [--out DIR] | hazard dataset validate FILE...
 
@@ -94,6 +95,8 @@ def _agent_kwargs(a) -> dict:
         kw = {"mode": a.llm_mode, "model": a.llm_model, "base_url": a.llm_base_url, "timeout": a.llm_timeout,
               "retries": a.llm_retries, "transcript_dir": a.llm_transcript_dir}
         return {k: v for k, v in kw.items() if v is not None}
+    if a.agent == "ppo":
+        return {"policy": a.ppo_policy} if a.ppo_policy else {}
     return {"simulations": a.mcts_simulations} if a.agent.startswith("mcts") and a.mcts_simulations else {}
 
 
@@ -198,7 +201,7 @@ def cmd_table(a) -> int:
     return 0
 
 
-DEFAULT_TABLE_AGENTS = ("random", "rule", "greedy", "mcts", "mcts_hazard")
+DEFAULT_TABLE_AGENTS = ("random", "ppo", "rule", "greedy", "mcts", "mcts_hazard")
 
 
 def _llm_configured() -> bool:
@@ -214,6 +217,26 @@ def _legacy_stem(benchmark: str) -> str:
         if bid == benchmark:
             return alias
     return benchmark.replace("/", "_")
+
+
+def cmd_train_ppo(a) -> int:
+    from hazard_sim.rl.train import TrainConfig, train
+    out = a.out_dir or f"runs/ppo_{a.task}"
+    _check_dir_out(out, "--out-dir")
+    n = get_spec(a.task).dataset.count(a.split)
+    if a.episodes is not None and a.episodes > n:
+        raise IndexError(f"--episodes {a.episodes} out of range: hazard/{a.task}/{a.split} has {n} episodes")
+    cfg = TrainConfig(task=a.task, steps=a.steps, out_dir=out, envs=a.envs, vec=a.vec, split=a.split,
+                      episodes=None if a.episodes is None else list(range(a.episodes)), seed=a.seed,
+                      camera=(a.width, a.height, 90.0), checkpoint_every=a.checkpoint_every, resume=a.resume,
+                      failure_penalty=a.failure_penalty,
+                      progress=not a.no_progress)
+    s = train(cfg)
+    state = "interrupted; resume with --resume" if s["interrupted"] else f"policy {out}/ppo_{a.task}.zip"
+    print(f"{s['steps_done']} steps, {s['frames']} frames in {s['wall_s']:.0f} s "
+          f"({s.get('frames_per_s', 0):.0f} frames/s), {s.get('episodes', 0)} episodes, mean value rate of the "
+          f"last 20: {s.get('mean_value_rate_last20')}; {state}; curve {out}/learning_curve.png")
+    return 130 if s["interrupted"] else 0
 
 
 def cmd_benchmarks(a) -> int:
@@ -269,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--hfov", type=_float_in(1.0, 179.0, open_ends=True), default=90.0,
                         help="horizontal field of view (degrees, between 1 and 179)")
         sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
+        sp.add_argument("--ppo-policy", metavar="PATH",
+                        help="--agent ppo: a policy .zip from hazard train-ppo (default data/policies/ppo_<task>.zip)")
         llm = sp.add_argument_group("LLM agent (--agent llm; any OpenAI-compatible chat endpoint)")
         llm.add_argument("--llm-mode", default="direct", choices=["direct", "cot"],
                          help="direct answer, or chain of thought then a second call for the option")
@@ -306,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("table", help="bench several agents and print one table")
     common(t, agent=False)
     t.add_argument("--agents", default=None,
-                   help="comma-separated (default random,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
+                   help="comma-separated (default random,ppo,rule,greedy,mcts,mcts_hazard, and llm when OPENAI_MODEL "
                         "and OPENAI_BASE_URL or OPENAI_API_KEY are set)")
     t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
@@ -315,6 +340,26 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS")
     t.set_defaults(func=cmd_table)
+
+    tp = sub.add_parser("train-ppo", help="train HAZARD's PPO agent (stable-baselines3, CPU)")
+    tp.add_argument("--task", required=True, choices=["fire", "flood", "wind"])
+    tp.add_argument("--steps", type=_int_in(1, 10 ** 9), default=20_000, help="agent actions in total")
+    tp.add_argument("--out-dir", default=None, help="checkpoints, curve.csv, learning_curve.png, the policy "
+                                                    "(default runs/ppo_<task>)")
+    tp.add_argument("--envs", type=_int_in(1, 64), default=2, help="parallel environments")
+    tp.add_argument("--vec", default="subproc", choices=["subproc", "dummy"],
+                    help="environments in worker processes (subproc) or in this one (dummy)")
+    tp.add_argument("--split", default="train", choices=SPLITS)
+    tp.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
+    tp.add_argument("--seed", type=_int_in(0, 2 ** 31 - 1), default=0)
+    tp.add_argument("--width", type=_int_in(8, 4096), default=256, help="camera width while training (px)")
+    tp.add_argument("--height", type=_int_in(8, 4096), default=256, help="camera height while training (px)")
+    tp.add_argument("--failure-penalty", type=_float_in(0.0, 100.0), default=0.0, metavar="R",
+                    help="reward -R per failed action (the public code's earlier version: 2; default 0)")
+    tp.add_argument("--checkpoint-every", type=_int_in(1, 10 ** 9), default=2048, metavar="STEPS")
+    tp.add_argument("--resume", action="store_true", help="continue from OUT_DIR/checkpoint.zip")
+    tp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    tp.set_defaults(func=cmd_train_ppo)
 
     bl = sub.add_parser("benchmarks", help="list the registered benchmark ids")
     bl.set_defaults(func=cmd_benchmarks)
@@ -331,7 +376,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError) as e:
+    except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError, FileExistsError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"hazard: error: {msg}", file=sys.stderr)
         return 2

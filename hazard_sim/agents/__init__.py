@@ -8,10 +8,11 @@ own group with :func:`register_agent`, so names such as ``random`` can repeat.
 from hazard_sim.agents.base import Agent
 from hazard_sim.agents.llm import LLMAgent
 from hazard_sim.agents.mcts import HazardMCTSAgent, MCTSAgent, ValueAwareMCTSAgent
+from hazard_sim.agents.ppo import PPOAgent
 from hazard_sim.agents.simple import GreedyAgent, RandomAgent, RuleAgent
 
 AGENTS = {cls.name: cls for cls in (RandomAgent, RuleAgent, GreedyAgent, MCTSAgent, ValueAwareMCTSAgent,
-                                    HazardMCTSAgent, LLMAgent)}
+                                    HazardMCTSAgent, LLMAgent, PPOAgent)}
 AGENT_GROUPS: dict[str, dict[str, type]] = {"hazard": AGENTS}
 
 
