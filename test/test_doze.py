@@ -201,6 +201,48 @@ def test_a_person_blocks_move_ahead():
     assert env.agent.xy[0] < xy[0] + 0.1 and env.metrics()["collisions"] == 1
 
 
+def test_velocity_driving_counts_steps_as_the_discrete_actions_do():
+    """cmd_vel at the LoCoBot's limits for five frames moves the body exactly as MoveAhead /
+    RotateLeft; the task counts five driven frames as a step (ROS drives it this way)."""
+    from hazard_sim.core.embodiment import Twist
+    xy = straight_run()
+    a = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    b = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    a.reset()
+    b.reset()
+    for env in (a, b):
+        env.world.process("people").people[0].xy = np.asarray(xy) + [0.0, 0.55]   # 0.17 m gap: a collision
+    lim = a.agent.spec.limits()
+    for act, cmd in (("MoveAhead", Twist(vx=lim.linear)), ("RotateLeft", Twist(wz=lim.angular)),
+                     ("RotateRight", Twist(wz=-lim.angular)), ("MoveAhead", Twist(vx=lim.linear))):
+        a.step(act)
+        for k in range(5):
+            r = b.drive(cmd)
+            assert r.advanced and (b.task.pending_step() == (k < 4))
+    assert b.agent.xy.tolist() == a.agent.xy.tolist() and b.agent.yaw == a.agent.yaw
+    assert b.world.frame == a.world.frame == 20
+    b.drive(Twist())                                # a step under way counts
+    ma, mb = a.metrics(), b.metrics()
+    assert ma["steps"] == 4 and mb["steps"] == 5
+    assert ma["collisions"] == mb["collisions"] >= 1 and ma["path_length"] == mb["path_length"]
+    b.step("Done")                                  # Done closes the pending step and is one more
+    assert b.metrics()["steps"] == 6 and b.done
+
+
+def test_a_person_blocks_cmd_vel_and_the_status_says_so():
+    from hazard_sim.core.embodiment import Twist
+    xy = straight_run()
+    env = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    env.reset()
+    env.world.process("people").people[0].xy = np.asarray(xy) + [0.4, 0.0]     # 0.02 m gap; a step closes it
+    r = env.drive(Twist(vx=0.5))
+    assert r.advanced and r.bumped and not r.moved and env.agent.xy.tolist() == list(xy)
+    assert env.task.info(env)["blocked_frame"] is True
+    env.world.process("people").people[0].xy = np.asarray(xy) + [3.0, 3.0]
+    r = env.drive(Twist(vx=0.5))
+    assert r.moved and env.task.info(env)["blocked_frame"] is False
+
+
 # ------------------------------------------------------------------ dataset
 def test_dataset_counts_schema_and_geodesic_paths():
     total = 0

@@ -96,6 +96,34 @@ class Goal:
         return False
 
 
+def goal_class(text: str, vocabulary=None) -> str:
+    """The detector class a goal text asks for: the thing named, without article, owner,
+    brand, attribute or spatial relation ("a yellow watering can" -> "watering can",
+    "a pillow on the sofa" -> "pillow", "Tony's helmet" -> "helmet", "a ZUMO cereal box" ->
+    "cereal box").  With a ``vocabulary`` (category names; default: every object kind of the
+    DOZE library) the longest name the phrase ends with; without one, or when none fits,
+    the phrase without its leading colour / material / pattern words.  Raises ValueError for
+    an empty text."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"goal text must be a non-empty string, got {text!r}")
+    phrase = Goal(text).phrase
+    if vocabulary is None:
+        from hazard_sim.tasks.doze.library import KINDS
+        vocabulary = [k.category for k in KINDS.values()]
+    best = None
+    for name in vocabulary:
+        lab = str(name).lower().strip()
+        if lab and (phrase == lab or phrase.endswith(" " + lab)) and (best is None or len(lab) > len(best)):
+            best = lab
+    if best is not None:
+        return best
+    words = phrase.split()
+    attrs = {w.lower() for w in (*COLORS, *MATERIALS, *PATTERNS)}
+    while len(words) > 1 and words[0] in attrs:
+        words = words[1:]
+    return " ".join(words)
+
+
 def color_name(rgb: np.ndarray, names=None) -> list[tuple[float, str]]:
     """Named colours / materials ranked by a shading-invariant fit to the mean of the brightest
     pixels: residual of the best scale s in [0.4, 1.1] of each reference colour."""

@@ -21,12 +21,14 @@ import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT
 from hazard_sim.core.process import WorldProcess
+from hazard_sim.embodiment.locobot import LoCoBotSpec
 from hazard_sim.navigation.grid import GridSpec, inflate, plan_path, rasterize_boxes
 from hazard_sim.render.mesh import Mesh
 from hazard_sim.tasks.doze.shapes import box, ellipsoid, merge, rod, sphere
 
 PERSON_LABEL = "person"
 PERSON_RADIUS = 0.2          # m, the body's half width (shoulders)
+ROBOT_RADIUS = LoCoBotSpec().radius
 WALK_SPEED = 1.0             # m/s
 PERSON_ID_BASE = EFFECT_ID_BASE   # person k has instance id 900 + k
 DENSITY = (4.0, 6.0)         # people per 100 m^2 of navigable area (levels 2, 3)
@@ -135,6 +137,7 @@ class PeopleProcess(WorldProcess):
     people (None: from the density); ``goal_xy`` where level 1's people stand around."""
 
     name = "people"
+    solid = True            # a body cannot pass through a person: MoveAhead / cmd_vel into one is blocked
 
     def __init__(self, scene, level: int, rng, people: int | None = None, goal_xy=None, navigable_m2=None,
                  route_seed=0, avoid_xy=None):
@@ -260,7 +263,7 @@ class PeopleProcess(WorldProcess):
         return float(d.min() - radius - PERSON_RADIUS)
 
     def body_blocked(self, xy) -> bool:
-        return self.clearance(xy, 0.18) < 0.0
+        return self.clearance(xy, ROBOT_RADIUS) < 0.0
 
     def no_go_points(self) -> np.ndarray:
         return self.positions()
