@@ -210,6 +210,10 @@ class SearchAgent(abc.ABC):
     """The shared map, memory, goal recognition, planner and controller (see the module doc)."""
 
     name = "search"
+    #: steps a person's depth points stay obstacles in the map; None: for ever, as in L3MVN's
+    #: obstacle map (fused by max over time, never cleared), so a walking person leaves a trail
+    #: of obstacles (the paper's explanation of C-L3MVN's level-3 failures)
+    person_memory: int | None = None
     people_aware = False
     reads_hints = False
     scores_frontiers = False
@@ -265,7 +269,9 @@ class SearchAgent(abc.ABC):
         i_idx, j_idx = self.grid.to_cells(pts[:, :2])
         floor = pts[:, 2] < 0.05
         self.free[i_idx[floor], j_idx[floor]] = True
-        ob = (pts[:, 2] >= 0.05) & (pts[:, 2] < ROBOT_H + 0.05) & ~is_person
+        ob = (pts[:, 2] >= 0.05) & (pts[:, 2] < ROBOT_H + 0.05)
+        if self.person_memory is not None:
+            ob &= ~is_person
         self.obst[i_idx[ob], j_idx[ob]] = True
         pp = is_person & (pts[:, 2] < ROBOT_H + 0.05)
         self.person_seen_at[i_idx[pp], j_idx[pp]] = self.t
@@ -345,8 +351,11 @@ class SearchAgent(abc.ABC):
 
     # -------------------------------------------------------- planning
     def _blocked(self) -> np.ndarray:
-        """Obstacles grown by the robot's radius; people count where seen in the last 10 steps."""
-        b = inflate(self.obst | (self.t - self.person_seen_at <= 10), 0.2, CELL)
+        """Obstacles grown by the robot's radius (people's points: see ``person_memory``)."""
+        obst = self.obst
+        if self.person_memory is not None:
+            obst = obst | (self.t - self.person_seen_at <= self.person_memory)
+        b = inflate(obst, 0.2, CELL)
         b[self.grid.to_cell(self.pose[:2])] = False
         return b
 
