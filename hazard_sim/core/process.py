@@ -29,6 +29,9 @@ class WorldProcess:
 
     name = "none"
     channel: str | None = None
+    #: its entities are solid bodies (people): ``body_blocked`` stops the agent's body
+    #: always, not only where hazards act on the body (``hazards_affect_agent``)
+    solid: bool = False
 
     def step_frame(self, world) -> None:
         """Advance one frame."""
