@@ -44,7 +44,18 @@ def body_for(k: float):
                    pick_frames=max(1, round(base.pick_frames / k)), drop_frames=max(1, round(base.drop_frames / k)))
 
 
-def run_one(k: float, task: str, agent: str, episode: int, split: str, seed: int) -> dict:
+def set_wind_gain(gain: float | None) -> None:
+    """Experiment only: the wind hazard's force gain for the envs built after this call."""
+    if gain is not None:
+        from hazard_sim.hazards import wind_hazard
+        d = list(wind_hazard.WindHazard.__init__.__defaults__)
+        d[1] = float(gain)                      # (frame_dt, force_gain, force_every)
+        wind_hazard.WindHazard.__init__.__defaults__ = tuple(d)
+
+
+def run_one(k: float, task: str, agent: str, episode: int, split: str, seed: int,
+            wind_gain: float | None = None) -> dict:
+    set_wind_gain(wind_gain)
     env = EmbodiedEnv(f"hazard/{task}", split, episode, seed=seed, body_spec=body_for(k))
     obs, info = env.reset()
     pol = make_agent(agent, seed=seed, benchmark=env.benchmark)
@@ -55,12 +66,13 @@ def run_one(k: float, task: str, agent: str, episode: int, split: str, seed: int
         done = term or trunc
     m = env.metrics()
     env.close()
-    m.update({"k": k, "task": task, "agent": agent, "episode": episode, "split": split, "seed": seed})
+    m.update({"k": k, "task": task, "agent": agent, "episode": episode, "split": split, "seed": seed,
+              "wind_gain": wind_gain})
     return m
 
 
 def key(m: dict) -> tuple:
-    return (float(m["k"]), m["task"], m["agent"], int(m["episode"]), m["split"], int(m["seed"]))
+    return (float(m["k"]), m["task"], m["agent"], int(m["episode"]), m["split"], int(m["seed"]), m.get("wind_gain"))
 
 
 def load(path: Path) -> dict:
@@ -88,6 +100,8 @@ def main(argv=None) -> int:
     ap.add_argument("--split", default="train")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--wind-gain", type=float, default=None,
+                    help="experiment: the wind force gain (default: the code's)")
     ap.add_argument("--out", default="runs/calibrate_gait.jsonl")
     a = ap.parse_args(argv)
     ks = [float(x) for x in a.ks.split(",")]
@@ -98,9 +112,9 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = load(out)
-    jobs = [(k, t, ag, e, a.split, a.seed) for k in ks for t in a.tasks.split(",") for ag in a.agents.split(",")
-            for e in range(a.episodes)]
-    todo = [j for j in jobs if (j[0], j[1], j[2], j[3], j[4], j[5]) not in done]
+    jobs = [(k, t, ag, e, a.split, a.seed, a.wind_gain) for k in ks for t in a.tasks.split(",")
+            for ag in a.agents.split(",") for e in range(a.episodes)]
+    todo = [j for j in jobs if j not in done]
     print(f"{len(jobs) - len(todo)} of {len(jobs)} episodes already in {out}", file=sys.stderr)
     ctx = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=a.workers, mp_context=ctx) as pool, out.open("a") as f:
@@ -120,7 +134,7 @@ def main(argv=None) -> int:
         b = body_for(k)
         for t in a.tasks.split(","):
             for ag in a.agents.split(","):
-                eps = [done[(k, t, ag, e, a.split, a.seed)] for e in range(a.episodes)]
+                eps = [done[(k, t, ag, e, a.split, a.seed, a.wind_gain)] for e in range(a.episodes)]
                 s = aggregate(eps)
                 print(f"| {k} | {b.walk_per_frame:.4f} | {b.turn_per_frame_deg:.2f} "
                       f"| {b.pick_frames} / {b.drop_frames} "
