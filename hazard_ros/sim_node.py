@@ -75,6 +75,7 @@ from hazard_sim import teleop
 from hazard_sim.core.embodiment import Twist as BodyTwist
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
 from hazard_sim.dataset import DatasetError
 from hazard_sim.render.camera import CameraSpec
@@ -115,6 +116,8 @@ PUBLISHED_TOPICS = {
     "trajectory": "nav_msgs/msg/Path",
     # tasks that take reports (ESAR): every accepted report so far (class_id = "victim" or the clue class)
     "reports": "vision_msgs/msg/Detection3DArray",
+    # the same for RViz: victims as spheres, clues as cubes, green where the report counts now, orange where not
+    "reports/markers": "visualization_msgs/msg/MarkerArray",
 }
 
 CAMERA_MOUNT = re.compile(r"camera_(.+)_optical_frame")
@@ -192,6 +195,8 @@ PATH_STEP_M = 0.5             # the trajectory gets a pose every this many metre
 PATH_MAX_POSES = 2000         # ... and is thinned to every second pose beyond this many
 SLOW_TOPIC_PERIOD = 10        # frames: world markers / objects and the trajectory are sent when they
                               # changed, and at least this often (1 s sim) for late volatile subscribers
+
+REPORT_COLORS = {True: (40, 220, 60), False: (255, 140, 0)}     # report counts now / does not
 
 LATCHED = qos_profiles.LATCHED
 LOCKSTEP_SENSOR = qos_profiles.LOCKSTEP_SENSOR
@@ -279,6 +284,7 @@ class SimNode(Node):
             self._advertise("altimeter/pressure", sensor_qos)
         if self.takes_reports:
             self._advertise("reports", LATCHED)
+            self._advertise("reports/markers", LATCHED)
         self.hazard_topic = {"temperature": "thermal/image_raw",
                              "water_level": "water_level/image_raw"}.get(self.channel)
         if self.hazard_topic:
@@ -647,7 +653,12 @@ class SimNode(Node):
 
     def _publish_reports(self) -> None:
         stamp = conv.stamp_from_frame(self.env.world.frame)
-        self.pubs["reports"].publish(conv.to_ros_detection3d_array(self.env.task.reported_items(), stamp))
+        items = self.env.task.reported_items(self.env)
+        self.pubs["reports"].publish(conv.to_ros_detection3d_array(items, stamp))
+        shapes = [WorldMarker(int(it.id), str(it.label), np.asarray(it.position, float), tuple(it.size),
+                              REPORT_COLORS[bool(getattr(it, "score", 1.0) > 0)],
+                              "sphere" if it.label == "victim" else "box") for it in items]
+        self.pubs["reports/markers"].publish(conv.to_ros_markers(shapes, stamp, ns="reports", alpha=0.8))
 
     def _over(self, response) -> bool:
         if self.env.done:

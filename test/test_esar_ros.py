@@ -101,6 +101,7 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
                 h.listen(t, Image if t.endswith("image_raw") else CameraInfo, BEST_EFFORT)
         for t, cls, q in (("/tf_static", TFMessage, LATCHED), ("world/static_markers", MarkerArray, LATCHED),
                           ("task", String, LATCHED), ("reports", Detection3DArray, LATCHED_MANY),
+                          ("reports/markers", MarkerArray, LATCHED_MANY),
                           ("episode/status", String, 10)):
             h.listen(t, cls, q)
         x0, y0, z0 = env.agent.position
@@ -190,9 +191,11 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
         rpub.publish(conv.to_ros_detection3d_array([_Item(1, "victim", victim.position), _Item(2, "clue:tent",
                                                                                                  (10.0, 10.0, 0.0))],
                                                    conv.stamp_from_frame(10)))
-        assert h.spin_until(lambda: len(h.got["reports"]) > 0)
+        assert h.spin_until(lambda: len(h.got["reports"]) > 0 and len(h.got["reports/markers"]) > 0)
         echoed = conv.from_ros_detection3d_array(h.got["reports"][-1])
-        assert [c for c, _, _ in echoed] == ["victim", "clue:tent"]
+        assert [(c, s) for c, _, s in echoed] == [("victim", 1.0), ("clue:tent", 0.0)]   # score: counts now
+        shown = [m for m in h.got["reports/markers"][-1].markers if m.ns == "reports" and m.action == Marker.ADD]
+        assert [(m.type, m.color.g > 0.8) for m in shown] == [(Marker.SPHERE, True), (Marker.CUBE, False)]
         assert np.allclose(echoed[0][1], victim.position)
         assert len(env.task.victim_reports) == 1 and env.task.clue_reports[0][0] == "tent"
         rpub.publish(conv.to_ros_detection3d_array([_Item(3, "unicorn", (0.0, 0.0, 0.0))], conv.stamp_from_frame(10)))
