@@ -219,61 +219,6 @@ class _Item:
         self.id, self.label, self.position, self.size = id, label, np.asarray(position, float), (1.0, 1.0, 1.0)
 
 
-def test_sim_node_over_dds_climbs_and_serves_four_cameras(ros_env):
-    """The simulator in its own process (free-run), a client here: cmd_vel climbs the UAV;
-    odom, NavSatFix and altimeter agree; all four cameras and the world markers arrive."""
-    proc = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", "benchmark:=esar/desert",
-                             "-p", "camera_width:=32", "-p", "camera_height:=32", "-p", "gps_rate:=10.0",
-                             "-p", "camera_rate:=5.0", "-p", "realtime_factor:=2.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_env)
-    node = rclpy.create_node("esar_client", context=context)
-    ex = SingleThreadedExecutor(context=context)
-    ex.add_node(node)
-    got: dict[str, list] = {}
-    try:
-        for t, cls in [("odom", Odometry), ("gps/fix", NavSatFix), ("altimeter/range", Range),
-                       ("world/markers", MarkerArray)] + [(f"camera_{c}/image_raw", Image) for c in CAMERAS]:
-            got[t] = []
-            node.create_subscription(cls, t, got[t].append, BEST_EFFORT)
-        pub = node.create_publisher(Twist, "cmd_vel", 10)
-        cmd = Twist()
-        cmd.linear.z = 4.0
-        deadline = time.monotonic() + 90
-        z_first = None
-        while time.monotonic() < deadline:
-            ex.spin_once(timeout_sec=0.05)
-            pub.publish(cmd)
-            if got["odom"] and z_first is None:
-                z_first = got["odom"][0].pose.pose.position.z
-            if z_first is not None and got["odom"][-1].pose.pose.position.z > z_first + 3.0 \
-                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] \
-                    and got["altimeter/range"] and got["gps/fix"]:
-                break
-            assert proc.poll() is None, proc.stdout.read()
-        assert z_first is not None, "no odometry from the simulator"
-        assert got["odom"][-1].pose.pose.position.z > z_first + 3.0, "the UAV did not climb"
-        assert all(got[f"camera_{c}/image_raw"][-1].width == 32 for c in CAMERAS)
-        # same-stamp odom, fix and range agree: fix altitude = z + 0.12 (gps_link), range rises with z
-        fixes = {conv.frame_from_stamp(m.header.stamp): m for m in got["gps/fix"]}
-        odoms = {conv.frame_from_stamp(m.header.stamp): m for m in got["odom"]}
-        common = sorted(set(fixes) & set(odoms))
-        assert common
-        f = common[-1]
-        assert fixes[f].altitude == pytest.approx(odoms[f].pose.pose.position.z + 0.12, abs=1e-6)
-        labels = {m.text for m in got["world/markers"][-1].markers if m.type == Marker.TEXT_VIEW_FACING}
-        assert "victim" in labels
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        node.destroy_node()
-        rclpy.shutdown(context=context)
-
-
 def test_esar_launch_file_arguments(monkeypatch):
     from hazard_ros import launch_file
     from hazard_ros.launcher import describe
@@ -315,10 +260,12 @@ def test_rviz_configs_show_what_the_nodes_publish():
             assert static["Topic"]["Durability Policy"] == "Transient Local"
 
 
-def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
+def test_esar_launch_over_dds_climbs_detects_on_four_views_and_maps_heights(ros_env):
     """hazard_launch with launch/esar.launch.yaml (sim, perception, mapping in their own
-    processes): the weather override reaches the task, the perception node detects on all
-    four views, the mapping node publishes the obstacle-at-altitude map and the elevation map."""
+    processes, a client here over DDS): cmd_vel climbs the UAV, same-stamp odometry and
+    NavSatFix agree, the four cameras and the world markers arrive, the weather override
+    reaches the task, the perception node detects on all four views, the mapping node
+    publishes the obstacle-at-altitude map and the elevation map."""
     from nav_msgs.msg import OccupancyGrid
     from vision_msgs.msg import Detection2DArray
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -339,14 +286,36 @@ def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
         node.create_subscription(PointCloud2, "elevation_map", got["elevation_map"].append, 10)
         node.create_subscription(Detection2DArray, "detections", got["detections"].append, 50)
         node.create_subscription(String, "perception/classes", got["perception/classes"].append, LATCHED)
-        frames = set()
+        for t, cls in [("odom", Odometry), ("gps/fix", NavSatFix), ("world/markers", MarkerArray)] + \
+                [(f"camera_{c}/image_raw", Image) for c in CAMERAS]:
+            got[t] = []
+            node.create_subscription(cls, t, got[t].append, BEST_EFFORT)
+        pub = node.create_publisher(Twist, "cmd_vel", 10)
+        cmd = Twist()
+        cmd.linear.z = 4.0
+        frames, z_first = set(), None
+
+        def climbed():
+            return z_first is not None and got["odom"][-1].pose.pose.position.z > z_first + 3.0
         deadline = time.monotonic() + 100
         while time.monotonic() < deadline:
             ex.spin_once(timeout_sec=0.05)
+            pub.publish(cmd)
+            if got["odom"] and z_first is None:
+                z_first = got["odom"][0].pose.pose.position.z
             frames = {m.header.frame_id for m in got["detections"]}
-            if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4:
+            if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4 and climbed() \
+                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] and got["gps/fix"]:
                 break
             assert proc.poll() is None, proc.stdout.read()
+        assert climbed(), "the UAV did not climb"
+        assert all(got[f"camera_{c}/image_raw"][-1].width == 32 for c in CAMERAS)
+        # same-stamp odom and fix agree: fix altitude = z + 0.12 (gps_link)
+        fixes = {conv.frame_from_stamp(m.header.stamp): m for m in got["gps/fix"]}
+        odoms = {conv.frame_from_stamp(m.header.stamp): m for m in got["odom"]}
+        f = max(set(fixes) & set(odoms))
+        assert fixes[f].altitude == pytest.approx(odoms[f].pose.pose.position.z + 0.12, abs=1e-6)
+        assert "victim" in {m.text for m in got["world/markers"][-1].markers if m.type == Marker.TEXT_VIEW_FACING}
         assert got["task"], "no task from the simulator"
         assert json.loads(got["task"][0].data)["weather"] == "fog"
         assert frames == {f"camera_{c}_optical_frame" for c in CAMERAS}, frames
