@@ -184,6 +184,9 @@ PARAMETERS = {
     "cmd_vel_timeout": (0.5, float, "stop when no cmd_vel arrived for this long (sim s)"),
     "realtime_factor": (1.0, float, "free-run speed: sim seconds per wall second"),
     "camera_qos": ("reliable", str, "free-run image / camera_info QoS: reliable | best_effort"),
+    "segmentation": ("instance", str, "named cameras' segmentation images: instance (every thing hit) | visible "
+                                      "(the benchmark's detection track where it has one, ESAR's seg_visible: only "
+                                      "what stands out under the light and the fog)"),
     "idle_republish": (1.0, float, "lock-step: republish clock, odom, TF, camera infos every this many wall s "
                                    "while nobody steps (0: never)"),
     "datum_latitude": (40.4433, float, "GPS datum: latitude (deg) of the map origin"),
@@ -345,6 +348,8 @@ class SimNode(Node):
         if out["camera_qos"] not in qos_profiles.CAMERA_QOS_CHOICES:
             raise ValueError(f"parameter 'camera_qos' must be one of {', '.join(qos_profiles.CAMERA_QOS_CHOICES)}, "
                              f"got {out['camera_qos']!r}")
+        if out["segmentation"] not in ("instance", "visible"):
+            raise ValueError(f"parameter 'segmentation' must be instance or visible, got {out['segmentation']!r}")
         if out["idle_republish"] < 0:
             raise ValueError(f"parameter 'idle_republish' must be >= 0 s (0: never), got {out['idle_republish']}")
         if out["frame_limit"] < 0:
@@ -556,9 +561,10 @@ class SimNode(Node):
                 f = env.render_view(T[:3, 3], T[:3, :3])
                 view = {"rgb": f.rgb, "depth": f.depth, "seg": f.seg, "K": cam.intrinsics()}
             info = conv.to_ros_camera_info(view["K"], cam.width, cam.height, stamp, frame_id)
+            seg = "seg_visible" if self.p["segmentation"] == "visible" and "seg_visible" in view else "seg"
             for topic, key, enc in ((f"camera_{name}/image_raw", "rgb", "rgb8"),
                                     (f"camera_{name}/depth/image_raw", "depth", "32FC1"),
-                                    (f"camera_{name}/segmentation/image_raw", "seg", "32SC1")):
+                                    (f"camera_{name}/segmentation/image_raw", seg, "32SC1")):
                 if topic in wanted:
                     self.pubs[topic].publish(conv.to_ros_image(view[key], stamp, frame_id, enc))
             for topic in (f"camera_{name}/camera_info", f"camera_{name}/depth/camera_info"):

@@ -230,7 +230,7 @@ def test_esar_launch_file_arguments(monkeypatch):
     assert list(procs) == ["sim_node", "perception_node", "mapping_node"]
     sim = [procs["sim_node"].cmd[k + 1] for k, a in enumerate(procs["sim_node"].cmd) if a == "-p"]
     assert {"benchmark:=esar/coastal", "episode:=3", "episode_overrides:='weather=fog,time_of_day=21.5'",
-            "camera_width:=256"} <= set(sim)
+            "camera_width:=256", "segmentation:=visible"} <= set(sim)
     per = [procs["perception_node"].cmd[k + 1] for k, a in enumerate(procs["perception_node"].cmd) if a == "-p"]
     assert {"detector:=yolo_world", "weights:='/models/yw.pt'"} <= set(per)
     assert {"map", "split", "episode", "seed", "weather", "time_of_day", "camera_width", "camera_height",
@@ -440,3 +440,26 @@ def test_episode_overrides_are_checked(ctx):  # noqa: F811
     with pytest.raises(ValueError, match="weather 'sandstorm' does not occur on the alpine map; allowed there: clear"):
         SimNode(context=ctx, parameter_overrides=[Parameter("benchmark", value="esar/alpine"),
                                                    Parameter("episode_overrides", value="weather=sandstorm")])
+
+
+def test_visible_segmentation_track_at_night(ctx):  # noqa: F811
+    """segmentation:=visible publishes the benchmark's detection track (ESAR's seg_visible):
+    at midnight the dark terrain is not there, where the instance segmentation has it."""
+    with pytest.raises(ValueError, match="parameter 'segmentation' must be instance or visible, got 'x'"):
+        Harness(ctx, benchmark="esar/alpine", segmentation="x")
+    h = Harness(ctx, benchmark="esar/alpine", lockstep=True, idle_republish=0.0, segmentation="visible",
+                episode_overrides="time_of_day=0.0")
+    try:
+        assert isinstance(h.sim.p["segmentation"], str)
+        h.listen("camera_bottom_center/segmentation/image_raw", Image, LATCHED_MANY)
+        assert h.call("sim/step").success
+        assert h.spin_until(lambda: any(conv.frame_from_stamp(m.header.stamp) == 1
+                                        for m in h.got["camera_bottom_center/segmentation/image_raw"]))
+        msg = next(m for m in h.got["camera_bottom_center/segmentation/image_raw"]
+                   if conv.frame_from_stamp(m.header.stamp) == 1)
+        view = h.sim.env.last_obs["cameras"]["bottom_center"]
+        seg = conv.from_ros_image(msg)
+        assert np.array_equal(seg, view["seg_visible"])
+        assert (view["seg"] > 0).mean() > 0.9 and (seg > 0).mean() < 0.1
+    finally:
+        h.close()
