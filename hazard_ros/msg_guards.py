@@ -381,7 +381,7 @@ class Guard:
         ...) count as rejections too: a guard must not crash its node."""
         try:
             out = check(*args)
-        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError) as exc:
+        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError, RecursionError) as exc:
             self.drop(topic, str(exc) if isinstance(exc, Rejected) else f"{type(exc).__name__}: {exc}")
             return None
         return True if out is None else out

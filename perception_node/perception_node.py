@@ -317,7 +317,7 @@ class PerceptionNode(Node):
             return
         try:
             classes = parse_class_list(msg.data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:       # RecursionError: JSON nested too deeply (fuzz)
             self.class_error = f"perception/set_classes: {exc}"
             self.get_logger().error(self.class_error)
         else:

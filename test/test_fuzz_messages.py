@@ -214,8 +214,8 @@ def _targets(nodes):
             if s.topic_name not in SKIP_TOPICS:
                 subs.append((name, s.topic_name, s.msg_type, s.callback))
         for s in node.services:
-            if not s.srv_name.endswith(("_parameters", "_parameter_types", "describe_parameters",
-                                        "list_parameters", "get_type_description")):
+            base = s.srv_name.rsplit("/", 1)[-1]         # rclpy's own parameter services left out
+            if not ("parameter" in base or base == "get_type_description"):
                 srvs.append((name, s.srv_name, s.srv_type, s.callback))
     return subs, srvs
 
@@ -224,7 +224,7 @@ def _fuzz_nodes(nodes, examples: int) -> dict:
     subs, srvs = _targets(nodes)
     assert {t for _, t, _, _ in subs} >= {"/cmd_vel", "/odom", "/tf", "/tf_static", "/task", "/episode/status",
                                           "/detections_3d", "/map", "/camera/depth/image_raw"}
-    assert {s for _, s, _, _ in srvs} >= {"/pick_up", "/drop", "/sim/step"}
+    assert {s.lstrip("/") for _, s, _, _ in srvs} >= {"pick_up", "drop", "sim/step"}
     tried = {"messages": 0, "service_calls": 0}
     sim = nodes["sim_node"]
 
@@ -239,10 +239,16 @@ def _fuzz_nodes(nodes, examples: int) -> dict:
                 raise AssertionError(f"{name} crashed on {topic}: {type(exc).__name__}: {exc}") from exc
             tried["messages"] += 1
         feed()
+    deep = "[" * 100_000 + "]" * 100_000         # found by the deep fuzz: crashed perception/set_classes
+    for name, topic, cls, callback in subs:
+        if cls is String:
+            for text in (deep, '{"targets": 7, "rescued_ids": 5, "bounds": [1, 2, 3]}', "\x00", "[1]"):
+                callback(String(data=text))
+                tried["messages"] += 1
     for name, service, srv, callback in srvs:
         for _ in range(3):
             resp = callback(srv.Request(), srv.Response())
-            assert isinstance(resp.message, str), (name, service)
+            assert isinstance(resp, srv.Response), (name, service, resp)
             tried["service_calls"] += 1
     for _ in range(5):                         # the robot after whatever cmd_vel got through
         sim._advance_frame()
