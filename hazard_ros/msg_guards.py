@@ -376,7 +376,9 @@ class Guard:
             self._warned[topic] = (t, self.dropped[topic])
 
     def accept(self, topic: str, check: Callable, *args):
-        """``check(*args)``; its result, or None (and a throttled warning) when it rejects.
+        """``check(*args)``; its result, or None (and a throttled warning) when it rejects
+        (test the result with ``is None``: a check may return 0 or an empty list; :meth:`ok`
+        for a yes / no).
         Errors of a malformed message other than :class:`Rejected` (TypeError, OverflowError,
         ...) count as rejections too: a guard must not crash its node."""
         try:
@@ -385,6 +387,15 @@ class Guard:
             self.drop(topic, str(exc) if isinstance(exc, Rejected) else f"{type(exc).__name__}: {exc}")
             return None
         return True if out is None else out
+
+    def ok(self, topic: str, check: Callable, *args) -> bool:
+        """Whether ``check(*args)`` accepts the message (its result may be 0, a stamp)."""
+        try:
+            check(*args)
+        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError, RecursionError) as exc:
+            self.drop(topic, str(exc) if isinstance(exc, Rejected) else f"{type(exc).__name__}: {exc}")
+            return False
+        return True
 
     def json(self, topic: str, msg, fields: dict, required: tuple = ()) -> dict | None:
         return self.accept(topic, parse_json, msg.data, fields, topic, required)
@@ -425,7 +436,7 @@ class Guard:
                     self._stream(("tf", t.header.frame_id.lstrip("/"), t.child_frame_id.lstrip("/"))).check(
                         stamp, xyz, now)
                 return t
-            if self.accept(topic, check):
+            if self.accept(topic, check) is not None:
                 good.append(t)
         return good
 

@@ -289,7 +289,7 @@ class MappingNode(Node):
     # ------------------------------------------------------------------ depth -> map
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
-        if not g.accept(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
+        if not g.ok(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
@@ -335,7 +335,7 @@ class MappingNode(Node):
     # ------------------------------------------------------------------ hazards
     def _on_hazard(self, name: str, msg: Image) -> None:
         g = mg.guard(self)
-        if not g.accept(f"hazard {name}", mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"hazard {name}", mg.check_image, msg, g.now_ns()):
             return
         if self.core is None:                   # no bounds yet: keep a few for when they come
             self._early_hazards = (self._early_hazards + [(name, msg)])[-6:]

@@ -326,7 +326,7 @@ class PerceptionNode(Node):
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).accept("camera/segmentation/label_info", mg.check_label_info, msg):
+        if not mg.guard(self).ok("camera/segmentation/label_info", mg.check_label_info, msg):
             return
         self.labels = conv.from_ros_label_info(msg)
         self._release_held()
@@ -363,7 +363,7 @@ class PerceptionNode(Node):
 
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
-        if not g.accept(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:

@@ -244,7 +244,7 @@ class NavigationNode(Node):
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
         g = mg.guard(self)
-        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         info = msg.info
         q = info.origin.orientation

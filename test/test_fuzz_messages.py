@@ -123,6 +123,9 @@ def test_probes_of_the_issue_are_dropped_with_a_reason():
     assert ok == {"held": None, "rescued_ids": [1003], "frame": 7}
     for text in ("[1, 2]", "42", "nope", "[" * 100_000 + "]" * 100_000):
         assert g.json("task", String(data=text), mg.TASK_FIELDS) is None
+    from sensor_msgs.msg import Image  # a valid frame stamped 0 (the first one) is accepted
+    assert g.ok("image", mg.check_image, Image(height=2, width=3, encoding="mono8", step=3, data=[0] * 6), None)
+    assert not g.ok("image", mg.check_image, Image(height=2, width=3, encoding="mono8", step=3, data=[0] * 5), None)
     with pytest.raises(mg.Rejected, match="lacks frames"):
         mg.parse_json('{"value_rate": 1.0}', mg.METRICS_FIELDS, "episode/metrics", mg.METRICS_REQUIRED)
 
