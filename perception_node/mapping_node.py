@@ -245,7 +245,7 @@ class MappingNode(Node):
             self._on_hazard(name, msg)
 
     def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         self.task = task

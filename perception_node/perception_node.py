@@ -298,7 +298,7 @@ class PerceptionNode(Node):
             "unknown": self.unknown_classes, "error": self.class_error})))
 
     def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         self.task = task

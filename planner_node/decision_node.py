@@ -268,13 +268,11 @@ class DecisionNode(Node):
             return None
 
     def _on_task(self, msg: String) -> None:
-        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if data is None:
             return
-        try:
-            task = parse_task(data)
-        except ValueError as exc:
-            self.get_logger().error(str(exc))
+        task = mg.guard(self).accept("task", parse_task, data)
+        if task is None:
             return
         with self._cv:
             self.task = task

@@ -297,7 +297,7 @@ class NavigationNode(Node):
 
     def _on_task(self, msg: String) -> None:
         """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         period = (task.get("sensor_periods") or {}).get("camera", 1)
