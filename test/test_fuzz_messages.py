@@ -346,6 +346,7 @@ def _malformed(rng: random.Random, now_s: float):
             data=rng.choice(["[1]", "42", "not json", "[" * 3000 + "]" * 3000, '{"value_rate": 1.0}']))
     if kind == 8:
         img = Image(height=48, width=64, encoding=rng.choice(["32FC1", "rgb8", "16UC1"]), step=64 * 4)
+        # valid sizes of the launch's 64 x 48 camera, but the data does not fit or the stamp is far ahead
         img.header.stamp, img.data = (future, [0] * 100) if rng.random() < 0.5 else (now, [0] * 7)
         return rng.choice(["camera/depth/image_raw", "camera/color/image_raw", "camera/segmentation/image_raw",
                            "hazard/temperature/image_raw"]), img
@@ -373,7 +374,7 @@ def _launch(tmp_path, name, fuzz: bool, frames: int):
     out = tmp_path / f"{name}.json"
     cmd = [sys.executable, "-m", "hazard_ros.launcher", "--metrics-out", str(out),
            str(REPO / "launch" / "hazard.launch.yaml"), "task:=fire", "episode:=0", "agent:=greedy",
-           f"frame_limit:={frames}", "camera_width:=96", "camera_height:=72"]
+           f"frame_limit:={frames}", "camera_width:=64", "camera_height:=48"]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     stats = {"published": 0}
     if fuzz:
@@ -431,17 +432,20 @@ def _publish_malformed(domain_id, stop, stats):
             pubs[key].publish(msg)
             stats["published"] += 1
             stats.setdefault("topics", set()).add(topic)
-            ex.spin_once(timeout_sec=0.03)
+            ex.spin_once(timeout_sec=0.0)
+            time.sleep(0.03)
     finally:
         ex.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)
 
 
+@pytest.mark.fuzz          # in the suite too (60 frames); -m fuzz runs the longer episode
 @pytest.mark.skipif(os.environ.get("HAZARD_SKIP_DDS_FUZZ") == "1", reason="HAZARD_SKIP_DDS_FUZZ=1")
-def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path):
+def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path, request):
+    """60 frames in the suite; with -m fuzz 150 (the greedy agent's first rescue is in them)."""
     pytest.importorskip("nav2_msgs")
-    frames = 120
+    frames = 150 if "fuzz" in (request.config.option.markexpr or "") else 60
     rc0, log0, clean, _ = _launch(tmp_path, "clean", False, frames)
     assert rc0 == 0 and clean is not None, log0[-3000:]
     rc1, log1, fuzzed, stats = _launch(tmp_path, "fuzzed", True, frames)
@@ -449,7 +453,7 @@ def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path)
     print(f"DDS fuzz: {stats['published']} malformed messages on {sorted(stats.get('topics', ()))}; "
           f"log: {tmp_path / 'fuzzed.log'}")
     assert rc1 == 0 and fuzzed is not None, log1[-3000:]
-    assert stats["published"] > 200
+    assert stats["published"] > 100
     assert "dropped a message" in log1
     for name in ("sim_node", "perception_node", "mapping_node", "navigation_node", "decision_node"):
         assert f"started {name}" in log1
