@@ -50,9 +50,10 @@ MAX_JSON_BYTES = 4_000_000
 MAX_FRAME_ID = 256
 WARN_PERIOD_S = 5.0
 
-# encoding -> bytes per pixel (as hazard_ros.conversions decodes them)
-IMAGE_BYTES_PER_PIXEL = {"rgb8": 3, "bgr8": 3, "rgba8": 4, "bgra8": 4, "mono8": 1, "8UC1": 1, "8UC3": 3,
-                         "mono16": 2, "16UC1": 2, "16SC1": 2, "32FC1": 4, "32SC1": 4, "64FC1": 8}
+# encoding -> bytes per pixel: the encodings hazard_ros.conversions decodes (that module needs
+# the ROS message packages; this one only the standard library, so the launcher can use it)
+IMAGE_BYTES_PER_PIXEL = {"rgb8": 3, "bgr8": 3, "rgba8": 4, "bgra8": 4, "mono8": 1, "8UC1": 1,
+                         "mono16": 2, "16UC1": 2, "32FC1": 4, "32SC1": 4, "64FC1": 8}
 
 
 class Rejected(ValueError):

@@ -179,6 +179,11 @@ def test_odometry_future_stale_nan_and_jumps_are_rejected_but_a_new_track_is_ado
     assert len(node2.warnings) == 1 and g2.dropped["odom"] == 50
 
 
+def test_image_encodings_are_those_the_conversions_decode():
+    from hazard_ros.conversions import IMAGE_ENCODINGS
+    assert {e: np.dtype(d).itemsize * c for e, (d, c) in IMAGE_ENCODINGS.items()} == mg.IMAGE_BYTES_PER_PIXEL
+
+
 def test_transforms_are_checked_one_by_one():
     g = mg.Guard(FakeNode())
     msg = TFMessage()
