@@ -322,7 +322,7 @@ class PerceptionNode(Node):
             "unknown": self.unknown_classes, "error": self.class_error})))
 
     def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         self.task = task
@@ -344,7 +344,7 @@ class PerceptionNode(Node):
             return
         try:
             classes = parse_class_list(msg.data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:       # RecursionError: JSON nested too deeply (fuzz)
             self.class_error = f"perception/set_classes: {exc}"
             self.get_logger().error(self.class_error)
         else:
@@ -353,7 +353,7 @@ class PerceptionNode(Node):
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).accept("camera/segmentation/label_info", mg.check_label_info, msg):
+        if not mg.guard(self).ok("camera/segmentation/label_info", mg.check_label_info, msg):
             return
         self.labels = conv.from_ros_label_info(msg)
         self._release_held()
@@ -390,7 +390,7 @@ class PerceptionNode(Node):
 
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
-        if not g.accept(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
             return
         if self.view_syncs:                   # named cameras: the main camera repeats one of them
             return

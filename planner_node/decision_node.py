@@ -189,7 +189,7 @@ class DecisionNode(Node):
     # ------------------------------------------------------------ inputs
     def _on_image(self, kind: str, msg: Image) -> None:
         g = mg.guard(self)
-        if not g.accept(f"{kind} image", mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"{kind} image", mg.check_image, msg, g.now_ns()):
             return
         try:
             arr = from_ros_image(msg)
@@ -214,7 +214,7 @@ class DecisionNode(Node):
 
     def _on_camera_info(self, msg: CameraInfo) -> None:
         g = mg.guard(self)
-        if not g.accept("camera_info", mg.check_camera_info, msg, g.now_ns()):
+        if not g.ok("camera_info", mg.check_camera_info, msg, g.now_ns()):
             return
         try:
             K = from_ros_camera_info(msg)
@@ -228,7 +228,7 @@ class DecisionNode(Node):
                 self._assemble()
 
     def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).accept("label_info", mg.check_label_info, msg):
+        if not mg.guard(self).ok("label_info", mg.check_label_info, msg):
             return
         with self._cv:
             self.labels = from_ros_label_info(msg)
@@ -268,13 +268,11 @@ class DecisionNode(Node):
             return None
 
     def _on_task(self, msg: String) -> None:
-        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if data is None:
             return
-        try:
-            task = parse_task(data)
-        except ValueError as exc:
-            self.get_logger().error(str(exc))
+        task = mg.guard(self).accept("task", parse_task, data)
+        if task is None:
             return
         with self._cv:
             self.task = task
@@ -310,7 +308,7 @@ class DecisionNode(Node):
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         g = mg.guard(self)
-        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         with self._cv:
             self.map_stamp_ns = time_to_ns(msg.header.stamp)

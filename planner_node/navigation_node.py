@@ -244,7 +244,7 @@ class NavigationNode(Node):
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
         g = mg.guard(self)
-        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         info = msg.info
         q = info.origin.orientation
@@ -297,7 +297,7 @@ class NavigationNode(Node):
 
     def _on_task(self, msg: String) -> None:
         """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         period = (task.get("sensor_periods") or {}).get("camera", 1)
