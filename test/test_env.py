@@ -107,7 +107,7 @@ def test_fire_spreads_and_objects_heat_up():
 def test_flood_submerges_and_damages(tmp_path):
     ep = load_episode("flood", "test", 0)
     ep["flood"]["source_wall"] = "w"
-    ep["objects"][0].update(position=[0.6, 1.5, 0.11], support="floor", category="book")
+    ep["objects"][0].update(position=[0.6, 1.5, 0.02], support="floor", category="book")   # resting: 4 cm thick
     env = HazardEnv("flood", "test", episode_spec=ep)
     env.reset()
     book = env.world.get(ep["objects"][0]["id"])
