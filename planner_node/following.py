@@ -31,7 +31,7 @@ HUMANOID_MAX_ANGULAR = math.radians(_BODY.turn_per_frame_deg) / FRAME_DT  # rad/
 @dataclass(frozen=True)
 class FollowerConfig:
     """Limits and tolerances; the speed limits default to the HAZARD humanoid's
-    (``HumanoidSpec``: 0.05 m and 15 degrees per 0.1 s frame = 0.5 m/s, 150 deg/s)."""
+    (``HumanoidSpec``: 0.01 m and 3 degrees per 0.1 s frame = 0.1 m/s, 30 deg/s)."""
 
     max_linear: float = HUMANOID_MAX_LINEAR          # m/s
     max_angular: float = HUMANOID_MAX_ANGULAR        # rad/s
@@ -45,7 +45,8 @@ class FollowerConfig:
     fine_xy: float = 0.03                            # m: done at once when this close
     fine_yaw: float = math.radians(0.5)
     settle_cycles: int = 3                           # cycles inside the tolerance without progress
-    settle_progress: float = 0.01                    # m per cycle that counts as closing in
+    settle_progress: float = 0.004                   # m per cycle that counts as closing in (under half a
+                                                     # humanoid step of 0.01 m)
     lookahead: float = 0.5                           # m (pure pursuit)
     turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
     corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn

@@ -91,7 +91,8 @@ def test_limits_clip_and_ground_body_apply_by_hand():
 def test_humanoid_spec_is_the_one_source_of_numbers():
     from planner_node import decision_node, following, observation
     s = HumanoidSpec()
-    assert s.limits().linear == pytest.approx(0.5) and s.limits().angular == pytest.approx(math.radians(150))
+    # 0.01 m and 3 deg per 0.1 s frame (the calibrated gait, docs/hazard.md)
+    assert s.limits().linear == pytest.approx(0.1) and s.limits().angular == pytest.approx(math.radians(30))
     assert observation.BODY_RADIUS == s.radius and decision_node.REACH == s.reach
     assert following.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
 
