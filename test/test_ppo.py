@@ -256,3 +256,12 @@ def test_observation_and_actions_use_the_agents_own_view_only():
         src = inspect.getsource(mod)
         for name in ("hazard_sim.world", "hazard_sim.core.env", "hazard_sim.env", ".world.", "truth_"):
             assert name not in src, (mod.__name__, name)
+
+
+def test_uniform_baseline_runs_a_short_episode():
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.rl.uniform import _episodes, run_uniform
+    assert _episodes("0-2,5") == [0, 1, 2, 5]
+    a = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
+    b = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
+    assert a["frames"] == 60 and a["value_rate"] == b["value_rate"] and a["rescued"] == b["rescued"]
