@@ -111,25 +111,30 @@ def episodes_by_type(level: int, per_type: int) -> list[int]:
 
 
 def table(a) -> None:
+    """Agent by agent (so a cut-short run still compares the levels of the agents done), every
+    level on the same episodes (``--per-type`` of each goal type); Table II per level and over
+    the levels, and Table III (hint goals pooled over the levels)."""
     from hazard_sim.core.spec import get_spec
     from hazard_sim.runner import bench
-    from hazard_sim.tasks.doze.paper import table_ii
+    from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    by_level = {}
-    for level in [int(v) for v in a.levels.split(",")]:
-        eps = episodes_by_type(level, a.per_type)
-        rows = []
-        for agent in a.agents.split(","):
-            r = bench(f"doze/level{level}", "test", agent, eps, workers=a.workers,
+    levels = [int(v) for v in a.levels.split(",")]
+    eps = {level: episodes_by_type(level, a.per_type) for level in levels}
+    by_level, results = {}, {}
+    for agent in a.agents.split(","):
+        for level in levels:
+            r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,
                       out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
-            r = {k: v for k, v in r.items() if k != "results"}
-            rows.append({"agent": agent, **r})
-            by_level.setdefault(level, {})[agent] = r
+            results.setdefault(agent, []).extend(r.get("results", []))
+            by_level.setdefault(level, {})[agent] = {k: v for k, v in r.items() if k != "results"}
+    for level in levels:
+        rows = [{"agent": ag, **agg} for ag, agg in by_level[level].items()]
         text = get_spec(f"doze/level{level}").table(f"doze/level{level}", rows)
         print(text, flush=True)
         (out / f"table_level{level}.txt").write_text(text + "\n")
-    text = table_ii(by_level)
+    hints = {ag: aggregate([r for r in rs if r.get("goal_type") == "hint"]) for ag, rs in results.items()}
+    text = table_ii(by_level) + "\n\n" + table_iii(hints)
     print(text)
     (out / "table_ii.txt").write_text(text + "\n")
 

@@ -102,6 +102,7 @@ def dds_profile_env(env: dict | None = None) -> dict:
         tmp.replace(path)
     return {"FASTDDS_DEFAULT_PROFILES_FILE": str(path)}
 
+from hazard_ros import msg_guards as mg  # noqa: E402
 from hazard_ros.launch_file import (  # noqa: E402,F401 (the launcher's API: describe, then run)
     PACKAGE,
     REPO_ROOT,
@@ -118,15 +119,32 @@ from hazard_ros.launch_file import (  # noqa: E402,F401 (the launcher's API: des
     read_launch_file,
 )
 
-
 # ============================================================================ running
-def _die_with_parent():
-    """In the child: get SIGTERM if the launcher dies (Linux), so nothing is orphaned."""
+PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl():
+    """libc's prctl, looked up here in the parent: the child between fork and exec must not
+    import or allocate locks (an ``import ctypes`` there raced with the parent's import lock:
+    "RuntimeError: release unlocked lock" from subprocess in some launches)."""
+    if not sys.platform.startswith("linux"):
+        return None
     try:
         import ctypes
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-    except Exception:
-        pass
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+_PDEATHSIG = int(signal.SIGTERM)
+
+
+def _die_with_parent():
+    """In the child, before exec: SIGTERM when the launcher's thread that started it ends
+    (also on SIGKILL of the launcher), so no node is orphaned. The nodes also watch their
+    parent themselves (hazard_ros.ros_node_main.watch_parent) and end a stop that hangs."""
+    _PRCTL(PR_SET_PDEATHSIG, _PDEATHSIG)
 
 
 class Runner:
@@ -155,10 +173,12 @@ class Runner:
     def start(self) -> None:
         # all children first: preexec_fn is only safe before other threads run
         for p in self.desc.processes:
-            env = dict(self.base_env, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0", **p.env)
+            env = dict(self.base_env, PYTHONUNBUFFERED="1", RCUTILS_LOGGING_BUFFERED_STREAM="0",
+                       HAZARD_LAUNCHER_PID=str(os.getpid()), **p.env)
             try:
                 proc = subprocess.Popen(p.cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                        start_new_session=True, preexec_fn=_die_with_parent)
+                                        start_new_session=True,
+                                        preexec_fn=_die_with_parent if _PRCTL is not None else None)
             except OSError as exc:
                 self.say("launcher", f"cannot start {p.name}: {exc}")
                 self.request_stop(f"{p.name} could not start", 1)
@@ -240,11 +260,17 @@ def _watch_metrics(runner: Runner, topic: str, stop: threading.Event) -> None:
     node = rclpy.create_node("hazard_launch_watcher", context=ctx)
     qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
+    ignored = []
+
     def on_metrics(msg):
-        try:
-            runner.metrics = json.loads(msg.data)
-        except json.JSONDecodeError:
-            runner.metrics = {"raw": msg.data}
+        try:        # anything else on the topic (a typo, a fuzzer) must not end the launch
+            metrics = mg.parse_json(msg.data, mg.METRICS_FIELDS, topic, mg.METRICS_REQUIRED)
+        except mg.Rejected as exc:
+            ignored.append(exc)
+            if len(ignored) in (1, 10, 100, 1000):
+                runner.say("launcher", f"ignored {len(ignored)} message(s) on {topic}; the last: {exc}")
+            return
+        runner.metrics = metrics
         runner.request_stop("episode finished", 0)
     node.create_subscription(String, topic, on_metrics, qos)
     ex = SingleThreadedExecutor(context=ctx)
@@ -348,13 +374,20 @@ def main(argv: list[str] | None = None) -> int:
     if watcher is not None:
         # its rclpy context must be shut down before the interpreter exits: a thread still
         # inside rclpy at exit ends in "terminate called without an active exception"
-        watcher.join(timeout=5.0)
+        watcher.join(timeout=30.0)
     if runner.metrics is not None:
         text = json.dumps(runner.metrics, indent=2, sort_keys=True)
         print(text)
         if opts.metrics_out:
             Path(opts.metrics_out).write_text(text + "\n")
     runner.say("launcher", f"done ({runner.stop_reason})")
+    if watcher is not None and watcher.is_alive():
+        # still inside rclpy (a DDS participant slow to come up under load): the interpreter's
+        # exit would destroy its C++ threads while they run ("terminate called without an
+        # active exception", exit 134); leave with the documented code instead
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     return code
 
 

@@ -16,9 +16,15 @@ flag; the main loop notices it within ``poll`` seconds and then, in this order:
 The exit code is 0 after a signal, 2 when the node's constructor rejects its parameters
 (``ValueError``, printed as one line), 1 on any other error. A second signal during the
 stop is ignored (the launcher escalates to SIGKILL if a node hangs).
+
+Nothing outlives its launcher: a node whose parent process ends (the launcher killed with
+SIGKILL; the launcher also asks Linux for a parent-death SIGTERM) stops as after SIGTERM,
+and a stop that has not finished :data:`STOP_DEADLINE_S` seconds after it began ends the
+process with exit code 1 (a node stuck in a callback must not spin on, orphaned).
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -29,6 +35,10 @@ import rclpy
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
+
+STOP_DEADLINE_S = 15.0        # a requested stop ends the process after this, finished or not
+PARENT_POLL_S = 0.5
+LAUNCHER_PID_ENV = "HAZARD_LAUNCHER_PID"     # set by hazard_launch for its children
 
 
 class StopRequested(Exception):
@@ -43,10 +53,13 @@ class StopFlag:
         self.signal_name: str | None = None
         self.executor = None
         self.raise_in_main = False
+        self.finished = threading.Event()     # run_node returned: no deadline any more
 
     def set(self, signum=None, frame=None) -> None:
         if signum is not None and self.signal_name is None:
             self.signal_name = signal.Signals(signum).name
+        if signum is not None and not self.event.is_set():
+            _exit_after(STOP_DEADLINE_S, self)
         self.event.set()
         ex = self.executor
         if ex is not None:
@@ -60,6 +73,44 @@ class StopFlag:
 
     def is_set(self) -> bool:
         return self.event.is_set()
+
+
+def _exit_after(seconds: float, flag: StopFlag) -> None:
+    """End the process ``seconds`` from now unless it has ended by then (a daemon thread:
+    it dies with a process that stops in time)."""
+    def deadline():
+        if flag.finished.wait(seconds):
+            return
+        print(f"[{os.path.basename(sys.argv[0] or 'node')}] did not stop within {seconds:g} s "
+              f"of {flag.signal_name or 'the stop request'}; exiting", file=sys.stderr, flush=True)
+        os._exit(1)
+    threading.Thread(target=deadline, name="stop-deadline", daemon=True).start()
+
+
+def watch_parent(flag: StopFlag, poll: float = PARENT_POLL_S) -> None:
+    """Stop (as on SIGTERM) when the process that started this one ends: its children are
+    re-parented, so ``getppid()`` changes (the parent is ``$HAZARD_LAUNCHER_PID`` when set,
+    so a launcher that died while this process was still starting counts too). Covers a
+    launcher killed with SIGKILL where the parent-death signal is not available."""
+    parent = os.getppid()
+    launcher = os.environ.get(LAUNCHER_PID_ENV, "")
+    if launcher.isdigit() and int(launcher) > 1:
+        parent = int(launcher)     # the launcher may have died while this process was starting
+    elif parent <= 1:              # started by init / a container's PID 1: nothing to watch
+        return
+
+    def watch():
+        while not flag.is_set() and not flag.finished.is_set():
+            if os.getppid() != parent:
+                if flag.signal_name is None:
+                    flag.signal_name = "parent process ended"
+                print(f"[{os.path.basename(sys.argv[0] or 'node')}] parent process {parent} ended; stopping",
+                      file=sys.stderr, flush=True)
+                _exit_after(STOP_DEADLINE_S, flag)
+                flag.set()
+                return
+            flag.event.wait(poll)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def install_signal_handlers(flag: StopFlag) -> dict:
@@ -94,6 +145,7 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
     previous = install_signal_handlers(flag)
     if EARLY_STOP.is_set():                    # Ctrl-C while the modules were loading
         return 0
+    watch_parent(flag)
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     node = executor = None
     code = 0
@@ -165,6 +217,7 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
             except Exception:  # noqa: BLE001
                 pass
         rclpy.try_shutdown()
+        flag.finished.set()
         if flag.signal_name is None:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)

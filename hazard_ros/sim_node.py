@@ -1,9 +1,19 @@
 """``sim_node``: a thin ROS 2 node around :class:`hazard_sim.core.env.EmbodiedEnv`.
 
-Publishes the sensors of the humanoid (RGB-D + segmentation camera, thermal or
-water-level image, LiDAR, IMU, GPS, odometry, TF, /clock) and the episode's
-task / status / metrics; takes ``cmd_vel`` and the ``pick_up`` / ``drop``
-Trigger services; see docs/ros_contract.md. All simulation lives in the core
+Publishes the sensors of the benchmark's body (RGB-D + segmentation camera, thermal or
+water-level image, LiDAR, IMU, GPS, odometry, TF, /clock; a body with named cameras
+``camera_<name>_optical_frame`` gets one topic set per camera; a flying body over a
+terrain an altimeter), the world as markers / ground-truth detections, the body's
+trajectory, and the episode's task / status / metrics; takes ``cmd_vel``, the
+``pick_up`` / ``drop`` Trigger services and, where the task takes reports (ESAR),
+``report`` detections; see docs/ros_contract.md.
+
+Bodies: everything is published at the body's real height (``env.agent.z``: 0 for the
+ground bodies, whose messages are as before). ``cmd_vel`` maps to the core's
+``Twist``: linear.x, angular.z for every body; linear.y and linear.z too for a body that
+flies (its ``Limits.vertical`` > 0; a ground body is driven as a differential base);
+the body clips the command to its ``Limits`` (horizontal speed norm, climb rate, yaw
+rate) and, for the multirotor, to its acceleration limits. All simulation lives in the core
 (``hazard_sim.core.env``, ``hazard_sim.teleop``); all message building in
 ``hazard_ros.conversions``.
 
@@ -35,7 +45,9 @@ Run: ``sim_node --ros-args -p benchmark:=hazard/flood -p episode:=3 -p lockstep:
 """
 from __future__ import annotations
 
+import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -43,24 +55,28 @@ from pathlib import Path
 import numpy as np
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
+from nav_msgs.msg import Path as PathMsg
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock as ClockMsg
-from sensor_msgs.msg import CameraInfo, Image, Imu, NavSatFix, PointCloud2
+from sensor_msgs.msg import CameraInfo, FluidPressure, Image, Imu, NavSatFix, PointCloud2, Range
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
-from vision_msgs.msg import LabelInfo
+from vision_msgs.msg import Detection3DArray, LabelInfo
+from visualization_msgs.msg import MarkerArray
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos_profiles
 from hazard_ros.params import as_bool
 from hazard_ros.ros_node_main import run_node
 from hazard_sim import teleop
+from hazard_sim.core.embodiment import Twist as BodyTwist
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
-from hazard_sim.core.spec import benchmark_ids, resolve
+from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
 from hazard_sim.dataset import DatasetError
 from hazard_sim.render.camera import CameraSpec
 
@@ -88,9 +104,55 @@ PUBLISHED_TOPICS = {
     "task": "std_msgs/msg/String",
     "episode/metrics": "std_msgs/msg/String",
     "episode/status": "std_msgs/msg/String",
+    # a flying body over a terrain: height above the ground (downward rangefinder in
+    # altimeter_link, x down) and the barometer (ISA pressure of the altitude above sea level)
+    "altimeter/range": "sensor_msgs/msg/Range",
+    "altimeter/pressure": "sensor_msgs/msg/FluidPressure",
+    # the world: entities and process things as markers and ground-truth detections
+    # (class_id = label), static ones (a terrain) latched on their own topic
+    "world/markers": "visualization_msgs/msg/MarkerArray",
+    "world/objects": "vision_msgs/msg/Detection3DArray",
+    "world/static_markers": "visualization_msgs/msg/MarkerArray",
+    "trajectory": "nav_msgs/msg/Path",
+    # tasks that take reports (ESAR): every accepted report so far (class_id = "victim" or the clue class)
+    "reports": "vision_msgs/msg/Detection3DArray",
 }
-SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist"}
-SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger"}
+
+CAMERA_MOUNT = re.compile(r"camera_(.+)_optical_frame")
+
+
+def camera_topics(name: str) -> dict[str, str]:
+    """The topics of named camera ``name`` (mount ``camera_<name>_optical_frame``): colour,
+    registered depth (same intrinsics, frame and stamp) and instance segmentation."""
+    return {f"camera_{name}/image_raw": "sensor_msgs/msg/Image",
+            f"camera_{name}/camera_info": "sensor_msgs/msg/CameraInfo",
+            f"camera_{name}/depth/image_raw": "sensor_msgs/msg/Image",
+            f"camera_{name}/depth/camera_info": "sensor_msgs/msg/CameraInfo",
+            f"camera_{name}/segmentation/image_raw": "sensor_msgs/msg/Image"}
+
+
+def camera_names(body_spec) -> list[str]:
+    """Names of the body's named cameras (mounts ``camera_<name>_optical_frame``), in mount order."""
+    return [m.group(1) for m in (CAMERA_MOUNT.fullmatch(x.name) for x in body_spec.mounts()) if m]
+
+
+def _registered_camera_topics() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for bid in benchmark_ids():
+        body = get_spec(bid).body_spec
+        if body is not None and hasattr(body, "mounts"):
+            for name in camera_names(body):
+                out.update(camera_topics(name))
+    return out
+
+
+#: the named cameras' topics of every registered body (ESAR's UAV: front_center, front_left,
+#: front_right, bottom_center); a node advertises those of its own body
+PUBLISHED_TOPICS.update(_registered_camera_topics())
+SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist", "report": "vision_msgs/msg/Detection3DArray"}
+SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger",
+            # tasks whose actions include "stop" (ESAR): end the mission (safe completion when not crashed)
+            "stop": "std_srvs/srv/Trigger"}
 
 # name -> (default, type, description)
 PARAMETERS = {
@@ -100,6 +162,9 @@ PARAMETERS = {
     "episode": (0, int, "episode index in the split"),
     "seed": (0, int, "random seed of the episode"),
     "dataset_root": ("", str, "another dataset directory ('' = the packaged one)"),
+    "episode_overrides": ("", str, "fields of the episode to replace, 'key=value,key=value' (values as JSON "
+                                   "where they parse, else text; an empty value keeps the episode's), e.g. "
+                                   "'weather=fog,time_of_day=21.5'; checked by the benchmark's episode rules"),
     "camera_width": (320, int, "image width (px)"),
     "camera_height": (240, int, "image height (px)"),
     "camera_hfov": (90.0, float, "horizontal field of view (deg)"),
@@ -123,6 +188,11 @@ PARAMETERS = {
     "datum_longitude": (-79.9436, float, "GPS datum: longitude (deg) of the map origin"),
     "datum_altitude": (300.0, float, "GPS datum: altitude (m) of the map origin"),
 }
+
+PATH_STEP_M = 0.5             # the trajectory gets a pose every this many metres ...
+PATH_MAX_POSES = 2000         # ... and is thinned to every second pose beyond this many
+SLOW_TOPIC_PERIOD = 10        # frames: world markers / objects and the trajectory are sent when they
+                              # changed, and at least this often (1 s sim) for late volatile subscribers
 
 LATCHED = qos_profiles.LATCHED
 LOCKSTEP_SENSOR = qos_profiles.LOCKSTEP_SENSOR
@@ -150,7 +220,8 @@ class SimNode(Node):
         super().__init__(node_name, **kwargs)
         p = self.p = self._read_parameters()
         try:
-            self.env = EmbodiedEnv(p["benchmark"], p["split"], p["episode"], seed=p["seed"],
+            spec = self._episode_spec(p)
+            self.env = EmbodiedEnv(p["benchmark"], p["split"], p["episode"], seed=p["seed"], episode_spec=spec,
                                  camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
                                  hazards_affect_agent=p["hazards_affect_agent"],
                                  dataset_root=Path(p["dataset_root"]) if p["dataset_root"] else None,
@@ -163,8 +234,26 @@ class SimNode(Node):
         self.datum = (p["datum_latitude"], p["datum_longitude"], p["datum_altitude"])
         self.periods = {k: self._period(k) for k in ("camera", "odom", "lidar", "imu", "gps")}
         self.tracker = teleop.MotionTracker(env.agent.xy, env.agent.yaw)
-        self.cmd = (0.0, 0.0)
+        self.z_prev, self.vz, self.az = float(env.agent.z), 0.0, 0.0
+        self.twist = BodyTwist()
         self.cmd_frame = -10 ** 9
+        # body-general: a flying body (climb limit > 0) takes linear.y / .z; named cameras
+        self.flies = float(env.agent.limits.vertical) > 0.0
+        self.cameras = camera_names(env.agent.spec)
+        mounts = env.agent.mounts()
+        self.lidar_height = float(env.agent.frame_pose("lidar_link")[2, 3] - env.agent.z) if "lidar_link" in mounts \
+            else teleop.LIDAR_HEIGHT
+        self.gps_frame = "gps_link" if "gps_link" in mounts else "base_link"
+        # a scene with a geo-referenced terrain (ESAR): real latitude / longitude, height above ground
+        terrain = getattr(env.world.scene, "terrain", None)
+        self.geo = terrain if terrain is not None and hasattr(terrain, "gps") else None
+        self.ground = terrain if terrain is not None and hasattr(terrain, "surface_at") else None
+        # the benchmark's own LiDAR sensor (an observation entry "lidar"), else the node's scan
+        self.lidar_sensor = next((s for s in env.sensors if "lidar" in s.space(1, 1)), None)
+        self.takes_reports = callable(getattr(env.task, "report", None))
+        self.path_points: list[np.ndarray] = [env.agent.position.copy()]
+        self._sent: dict[str, tuple] = {}          # slow topic -> (frame, key) of its last message
+        self._obs_lidar: tuple[int, np.ndarray] | None = None
         self.last_result: dict = {}
         self.metrics_sent = False
         # the field a world process offers: temperature | water_level | None
@@ -179,17 +268,31 @@ class SimNode(Node):
                            ("camera/segmentation/image_raw", cam_qos),
                            ("camera/segmentation/label_info", LATCHED), ("gps/fix", sensor_qos),
                            ("imu/data", sensor_qos), ("lidar/points", sensor_qos), ("task", LATCHED),
-                           ("episode/metrics", LATCHED), ("episode/status", LATCHED)):
+                           ("episode/metrics", LATCHED), ("episode/status", LATCHED),
+                           ("world/markers", sensor_qos), ("world/objects", sensor_qos),
+                           ("world/static_markers", LATCHED), ("trajectory", sensor_qos)):
             self._advertise(topic, qos)
+        for name in self.cameras:
+            for topic in camera_topics(name):
+                self._advertise(topic, cam_qos)
+        if self.flies and self.ground is not None:
+            self._advertise("altimeter/range", sensor_qos)
+            self._advertise("altimeter/pressure", sensor_qos)
+        if self.takes_reports:
+            self._advertise("reports", LATCHED)
         self.hazard_topic = {"temperature": "thermal/image_raw",
                              "water_level": "water_level/image_raw"}.get(self.channel)
         if self.hazard_topic:
             self._advertise(self.hazard_topic, cam_qos)
 
         self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, 10)
+        if self.takes_reports:
+            self.create_subscription(Detection3DArray, "report", self._on_report, 10)
         self.create_service(Trigger, "pick_up", self._on_pick_up)
         self.create_service(Trigger, "drop", self._on_drop)
         self.create_service(Trigger, "sim/step", self._on_step)
+        if "stop" in getattr(env.task, "actions", ()):
+            self.create_service(Trigger, "stop", self._on_stop)
 
         self._publish_static()
         self._publish_frame(everything=True)
@@ -204,7 +307,13 @@ class SimNode(Node):
         mode = "lock-step" if p["lockstep"] else f"free-run x{p['realtime_factor']:g}"
         self.get_logger().info(
             f"{p['benchmark']}/{p['split']} episode {p['episode']} (scene {env.spec_dict['scene']}), {mode}, camera "
-            f"{p['camera_width']}x{p['camera_height']} every {self.periods['camera']} frame(s)")
+            f"{p['camera_width']}x{p['camera_height']} every {self.periods['camera']} frame(s)"
+            + (f", cameras {', '.join(self.cameras)}" if self.cameras else ""))
+
+    @property
+    def cmd(self) -> tuple[float, float]:
+        """The current command's (linear.x, angular.z) (``twist`` has all four components)."""
+        return (self.twist.vx, self.twist.wz)
 
     # ------------------------------------------------------------------ set-up helpers
     def _read_parameters(self) -> dict:
@@ -239,6 +348,32 @@ class SimNode(Node):
             raise ValueError("parameters 'lidar_beams' and 'lidar_rings' must be > 0")
         return out
 
+    @staticmethod
+    def _episode_spec(p: dict) -> dict | None:
+        """The episode with ``episode_overrides`` applied (None: no overrides, the dataset's)."""
+        pairs = [kv for kv in (x.strip() for x in p["episode_overrides"].split(",")) if kv]
+        over = {}
+        for kv in pairs:
+            key, eq, value = (t.strip() for t in kv.partition("="))
+            if not eq or not key:
+                raise ValueError(f"parameter 'episode_overrides' must be 'key=value,...', got {kv!r}")
+            if value:
+                try:
+                    over[key] = json.loads(value)
+                except json.JSONDecodeError:
+                    over[key] = value
+        if not over:
+            return None
+        spec = get_spec(p["benchmark"])
+        root = Path(p["dataset_root"]) if p["dataset_root"] else None
+        ep = dict(spec.dataset.load(p["split"], p["episode"], root))
+        unknown = sorted(set(over) - set(ep))
+        if unknown:
+            raise ValueError(f"episode_overrides: {', '.join(unknown)} not a field of the episode; fields: "
+                             f"{', '.join(sorted(ep))}")
+        ep.update(over)
+        return ep
+
     def _period(self, sensor: str) -> int | None:
         """Frames between two messages of a sensor (None: off)."""
         rate = self.p[f"{sensor}_rate"]
@@ -253,7 +388,8 @@ class SimNode(Node):
         module, _, name = PUBLISHED_TOPICS[topic].replace("/msg/", "/").partition("/")
         cls = {"Clock": ClockMsg, "TFMessage": TFMessage, "Odometry": Odometry, "Image": Image,
                "CameraInfo": CameraInfo, "LabelInfo": LabelInfo, "NavSatFix": NavSatFix, "Imu": Imu,
-               "PointCloud2": PointCloud2, "String": String}[name]
+               "PointCloud2": PointCloud2, "String": String, "Range": Range, "FluidPressure": FluidPressure,
+               "MarkerArray": MarkerArray, "Detection3DArray": Detection3DArray, "Path": PathMsg}[name]
         self.pubs[topic] = self.create_publisher(cls, topic, qos)
 
     def _wanted(self, topic: str, everything: bool) -> bool:
@@ -266,7 +402,15 @@ class SimNode(Node):
         tfs = [conv.to_ros_transform(np.eye(4), stamp, "map", "odom")]
         tfs += [conv.to_ros_transform(T, stamp, parent, child)
                 for child, (parent, T) in teleop.sensor_mounts(env.agent.spec).items()]
+        if "altimeter/range" in self.pubs:
+            # the rangefinder looks straight down: its x axis is base_link's -z (REP 117 Range)
+            T = np.eye(4)
+            T[:3, :3] = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]
+            tfs.append(conv.to_ros_transform(T, stamp, "base_link", "altimeter_link"))
         self.pubs["/tf_static"].publish(conv.to_ros_tf_message(tfs))
+        static = [m for m in env.world.markers() if m.static]
+        self.pubs["world/static_markers"].publish(conv.to_ros_markers(static, stamp, ns="world_static",
+                                                                       labels=False))
         self.pubs["camera/segmentation/label_info"].publish(
             conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
         task = dict(env.task_description(), episode=env.spec_dict["index"], split=env.split,
@@ -274,7 +418,8 @@ class SimNode(Node):
                     frame_dt=FRAME_DT, lockstep=self.p["lockstep"], benchmark=env.benchmark, channel=self.channel,
                     # frames between two messages of each sensor (null: off): in lock-step a
                     # client knows which frames bring images (and so a new map)
-                    sensor_periods=dict(self.periods))
+                    sensor_periods=dict(self.periods), cameras=list(self.cameras), flies=self.flies,
+                    takes_reports=self.takes_reports)
         self.pubs["task"].publish(conv.to_ros_json(task))
 
     def _due(self, sensor: str, frame: int, everything: bool) -> bool:
@@ -286,30 +431,96 @@ class SimNode(Node):
         env = self.env
         frame = env.world.frame
         stamp = conv.stamp_from_frame(frame)
-        x, y, yaw = float(env.agent.xy[0]), float(env.agent.xy[1]), float(env.agent.yaw)
+        yaw = float(env.agent.yaw)
         self.pubs["/clock"].publish(conv.to_ros_clock(frame))
         if self._due("odom", frame, everything):
-            vb = self.tracker.v_body
-            self.pubs["/tf"].publish(conv.to_ros_tf_message(
-                [conv.to_ros_transform(conv.planar_matrix(x, y, yaw), stamp, "odom", "base_link")]))
-            self.pubs["odom"].publish(conv.to_ros_odometry(x, y, yaw, vb[0], self.tracker.wz, stamp, vy=vb[1]))
+            self._publish_odom(stamp)
+            if self._wanted("trajectory", everything) and self._changed("trajectory", len(self.path_points)):
+                self.pubs["trajectory"].publish(conv.to_ros_path(np.array(self.path_points), stamp))
         if self._due("imu", frame, everything) and self._wanted("imu/data", everything):
-            self.pubs["imu/data"].publish(conv.to_ros_imu(yaw, self.tracker.wz, self.tracker.accel_body, stamp))
-        if self._due("gps", frame, everything) and self._wanted("gps/fix", everything):
-            self.pubs["gps/fix"].publish(conv.to_ros_navsatfix((x, y, teleop.GPS_HEIGHT), self.datum, stamp))
+            accel = (*self.tracker.accel_body, self.az)
+            self.pubs["imu/data"].publish(conv.to_ros_imu(yaw, self.tracker.wz, accel, stamp))
+        if self._due("gps", frame, everything):
+            self._publish_gps(stamp, everything)
         if self._due("camera", frame, everything):
             self._publish_camera(stamp, everything)
+            self._publish_world(stamp, everything)
         if self._due("lidar", frame, everything) and self._wanted("lidar/points", everything):
-            pts = teleop.lidar_scan(env, self.p["lidar_beams"], self.p["lidar_rings"], max_range=self.p["lidar_range"])
+            if self._obs_lidar is not None and self._obs_lidar[0] == frame:
+                pts = self._obs_lidar[1]               # the benchmark's LiDAR, read with this frame's cameras
+            elif self.lidar_sensor is not None:
+                pts = self.lidar_sensor.read_env(env, None)["lidar"]
+            else:
+                pts = teleop.lidar_scan(env, self.p["lidar_beams"], self.p["lidar_rings"],
+                                        max_range=self.p["lidar_range"], height=env.agent.z + self.lidar_height)
             self.pubs["lidar/points"].publish(conv.to_ros_pointcloud2(pts, stamp, "lidar_link"))
         self._publish_status()
+
+    def _publish_odom(self, stamp) -> None:
+        """odom -> base_link TF and Odometry at the body's real height."""
+        env = self.env
+        x, y, z, yaw = float(env.agent.xy[0]), float(env.agent.xy[1]), float(env.agent.z), float(env.agent.yaw)
+        vb = self.tracker.v_body
+        self.pubs["/tf"].publish(conv.to_ros_tf_message(
+            [conv.to_ros_transform(conv.planar_matrix(x, y, yaw, z), stamp, "odom", "base_link")]))
+        self.pubs["odom"].publish(conv.to_ros_odometry(x, y, yaw, vb[0], self.tracker.wz, stamp, vy=vb[1],
+                                                       z=z, vz=self.vz, planar=not self.flies))
+
+    def _publish_gps(self, stamp, everything: bool) -> None:
+        """NavSatFix of the gps_link (a geo-referenced terrain: its real latitude / longitude,
+        altitude above sea level; otherwise the datum parameters' tangent plane); a flying
+        body over a terrain also gets its altimeter (height above ground, barometer)."""
+        env = self.env
+        if self._wanted("gps/fix", everything):
+            if self.geo is not None:
+                p = env.agent.frame_pose(self.gps_frame)[:3, 3]
+                lat, lon, alt = self.geo.gps(p)
+                fix = conv.to_ros_navsatfix((0.0, 0.0, 0.0), (lat, lon, alt), stamp)
+            else:
+                x, y = float(env.agent.xy[0]), float(env.agent.xy[1])
+                fix = conv.to_ros_navsatfix((x, y, teleop.GPS_HEIGHT), self.datum, stamp)
+            self.pubs["gps/fix"].publish(fix)
+        if "altimeter/range" in self.pubs:
+            p = env.agent.position
+            if self._wanted("altimeter/range", everything):
+                agl = float(p[2] - self.ground.surface_at(p))
+                self.pubs["altimeter/range"].publish(conv.to_ros_range(agl, stamp, "altimeter_link"))
+            if self._wanted("altimeter/pressure", everything):
+                self.pubs["altimeter/pressure"].publish(conv.to_ros_fluid_pressure(float(p[2]), stamp, "base_link"))
+
+    def _changed(self, topic: str, key) -> bool:
+        """Whether a slow topic is due: its content ``key`` changed, or SLOW_TOPIC_PERIOD frames passed."""
+        frame = self.env.world.frame
+        last = self._sent.get(topic)
+        if last is not None and last[1] == key and frame - last[0] < SLOW_TOPIC_PERIOD and frame >= last[0]:
+            return False
+        self._sent[topic] = (frame, key)
+        return True
+
+    def _publish_world(self, stamp, everything: bool) -> None:
+        """The world's moving markers and their ground-truth detections (class_id = label),
+        when they changed (walking people) or every SLOW_TOPIC_PERIOD frames."""
+        want_m, want_o = self._wanted("world/markers", everything), self._wanted("world/objects", everything)
+        if not (want_m or want_o):
+            return
+        markers = [m for m in self.env.world.markers() if not m.static]
+        key = tuple((m.id, *np.round(m.position, 3)) for m in markers)
+        want_m = want_m and self._changed("world/markers", key)
+        want_o = want_o and self._changed("world/objects", key)
+        if want_m:
+            self.pubs["world/markers"].publish(conv.to_ros_markers(markers, stamp))
+        if want_o:
+            self.pubs["world/objects"].publish(conv.to_ros_detection3d_array(markers, stamp))
 
     def _publish_camera(self, stamp, everything: bool) -> None:
         """Render (always: the env tracks what was seen) and publish the images."""
         want_hazard = self.hazard_topic is not None and self._wanted(self.hazard_topic, everything)
         # the env's observation map only serves its walk_to action, which no ROS interface runs
         obs = teleop.observe(self.env, hazard=want_hazard, observation_map=False)
+        if "lidar" in obs:
+            self._obs_lidar = (self.env.world.frame, obs["lidar"])
         cam = self.env.camera
+        self._publish_named_cameras(obs, stamp, everything)
         frame_id = "camera_optical_frame"
         for topic, key in (("camera/color/image_raw", "rgb"), ("camera/depth/image_raw", "depth"),
                            ("camera/segmentation/image_raw", "seg")):
@@ -322,6 +533,32 @@ class SimNode(Node):
                 self.pubs[topic].publish(info)
         if want_hazard:
             self.pubs[self.hazard_topic].publish(conv.to_ros_image(obs["hazard"], stamp, frame_id, "32FC1"))
+
+    def _publish_named_cameras(self, obs: dict, stamp, everything: bool) -> None:
+        """``camera_<name>/...`` of every named camera: from the observation's ``cameras`` entry
+        where the benchmark's sensors render them, else rendered here from the mount's pose."""
+        env, cam = self.env, self.env.camera
+        views = obs.get("cameras") or {}
+        for name in self.cameras:
+            topics = camera_topics(name)
+            wanted = [t for t in topics if self._wanted(t, everything)]
+            if not wanted:
+                continue
+            frame_id = f"camera_{name}_optical_frame"
+            view = views.get(name)
+            if view is None:
+                T = env.agent.frame_pose(frame_id)
+                f = env.render_view(T[:3, 3], T[:3, :3])
+                view = {"rgb": f.rgb, "depth": f.depth, "seg": f.seg, "K": cam.intrinsics()}
+            info = conv.to_ros_camera_info(view["K"], cam.width, cam.height, stamp, frame_id)
+            for topic, key, enc in ((f"camera_{name}/image_raw", "rgb", "rgb8"),
+                                    (f"camera_{name}/depth/image_raw", "depth", "32FC1"),
+                                    (f"camera_{name}/segmentation/image_raw", "seg", "32SC1")):
+                if topic in wanted:
+                    self.pubs[topic].publish(conv.to_ros_image(view[key], stamp, frame_id, enc))
+            for topic in (f"camera_{name}/camera_info", f"camera_{name}/depth/camera_info"):
+                if topic in wanted:
+                    self.pubs[topic].publish(info)
 
     def _publish_status(self) -> None:
         env = self.env
@@ -343,10 +580,24 @@ class SimNode(Node):
         """One frame under the current velocity command (zero after the time-out)."""
         env = self.env
         age = (env.world.frame - self.cmd_frame) * FRAME_DT
-        v, w = self.cmd if age < self.p["cmd_vel_timeout"] - 1e-9 else (0.0, 0.0)
+        twist = self.twist if age < self.p["cmd_vel_timeout"] - 1e-9 else BodyTwist()
         before = env.world.frame
-        teleop.drive(env, v, w)
-        self.tracker.update(env.agent.xy, env.agent.yaw, env.world.frame - before)
+        env.drive(twist)
+        self._track(env.world.frame - before)
+
+    def _track(self, frames: int) -> None:
+        """Velocities / accelerations from the poses (planar tracker plus the height)."""
+        env = self.env
+        self.tracker.update(env.agent.xy, env.agent.yaw, frames)
+        if frames > 0:
+            dt = frames * FRAME_DT
+            vz = (float(env.agent.z) - self.z_prev) / dt
+            self.az, self.vz, self.z_prev = (vz - self.vz) / dt, vz, float(env.agent.z)
+        p = env.agent.position
+        if np.linalg.norm(p - self.path_points[-1]) >= PATH_STEP_M:
+            self.path_points.append(p.copy())
+            if len(self.path_points) > PATH_MAX_POSES:
+                self.path_points = self.path_points[::2]
 
     def _on_timer(self) -> None:
         if self.env.done:
@@ -355,11 +606,48 @@ class SimNode(Node):
         self._publish_frame()
 
     def _on_cmd_vel(self, msg: Twist) -> None:
-        v, w = float(msg.linear.x), float(msg.angular.z)
-        if not (math.isfinite(v) and math.isfinite(w)):
-            self.get_logger().warning(f"ignoring cmd_vel with non-finite values (linear.x={v}, angular.z={w})")
+        if mg.guard(self).accept("cmd_vel", mg.check_twist, msg) is None:
             return
-        self.cmd, self.cmd_frame = (v, w), self.env.world.frame
+        self._set_command(msg)
+
+    def _set_command(self, msg: Twist) -> None:
+        """The body's Twist from a cmd_vel: linear.y / .z only for a flying body (see the module
+        docstring); the body clips it to its limits when it applies it."""
+        vy, vz = (float(msg.linear.y), float(msg.linear.z)) if self.flies else (0.0, 0.0)   # finite: guarded
+        self.twist = BodyTwist(float(msg.linear.x), vy, vz, float(msg.angular.z))
+        self.cmd_frame = self.env.world.frame
+
+    def _on_report(self, msg: Detection3DArray) -> None:
+        """Reports of a task that takes them (ESAR): each detection's best class_id ``victim`` (a
+        victim's position estimate) or a clue class, at its bbox centre in ``map``; accepted
+        reports are echoed on ``reports``, refusals logged and in ``episode/status``."""
+        good = mg.guard(self).detections("report", msg)     # NaN / huge centres, no class: left out
+        if not good:
+            return
+        msg.detections = good
+        if self.env.done:
+            self.get_logger().warning("report after the end of the episode ignored")
+            return
+        if msg.header.frame_id.lstrip("/") not in ("map", "odom", ""):
+            self.get_logger().warning(f"report in frame {msg.header.frame_id!r} ignored: give positions in 'map'")
+            return
+        try:
+            items = conv.from_ros_detection3d_array(msg)
+            note = self.env.task.report(self.env, items)
+        except ValueError as exc:
+            self.get_logger().warning(f"report refused: {exc}")
+            self.last_result = {"action": "report", "status": "invalid", "success": False, "frames": 0,
+                                "reason": str(exc)}
+            self._publish_status()
+            return
+        self.last_result = {"action": "report", "status": "succeeded", "success": True, "frames": 0,
+                            "reason": note}
+        self._publish_reports()
+        self._publish_status()
+
+    def _publish_reports(self) -> None:
+        stamp = conv.stamp_from_frame(self.env.world.frame)
+        self.pubs["reports"].publish(conv.to_ros_detection3d_array(self.env.task.reported_items(), stamp))
 
     def _over(self, response) -> bool:
         if self.env.done:
@@ -377,12 +665,8 @@ class SimNode(Node):
         env = self.env
         frame = env.world.frame
         stamp = conv.stamp_from_frame(frame)
-        x, y, yaw = float(env.agent.xy[0]), float(env.agent.xy[1]), float(env.agent.yaw)
         self.pubs["/clock"].publish(conv.to_ros_clock(frame))
-        self.pubs["/tf"].publish(conv.to_ros_tf_message(
-            [conv.to_ros_transform(conv.planar_matrix(x, y, yaw), stamp, "odom", "base_link")]))
-        vb = self.tracker.v_body
-        self.pubs["odom"].publish(conv.to_ros_odometry(x, y, yaw, vb[0], self.tracker.wz, stamp, vy=vb[1]))
+        self._publish_odom(stamp)
         if self._last_camera_info is not None:
             for topic in ("camera/color/camera_info", "camera/depth/camera_info"):
                 self.pubs[topic].publish(self._last_camera_info)
@@ -406,10 +690,11 @@ class SimNode(Node):
             _, _, _, _, info = env.step(action)
         except Exception as exc:          # a bug must not kill the node in the middle of a run
             self.get_logger().error(f"{action}: {type(exc).__name__}: {exc}")
-            response.success, response.message = False, f"{action[0]} failed: {type(exc).__name__}: {exc}"
+            name = action if isinstance(action, str) else action[0]
+            response.success, response.message = False, f"{name} failed: {type(exc).__name__}: {exc}"
             return response
         env.frames_seen.clear()
-        self.tracker.update(env.agent.xy, env.agent.yaw, env.world.frame - before)
+        self._track(env.world.frame - before)
         self.last_result = info["action_result"]
         self._publish_frame(everything=True)
         response.success = bool(self.last_result["success"])
@@ -429,6 +714,12 @@ class SimNode(Node):
             self._publish_status()
             return response
         return self._run_action(("pick_up", target), response)
+
+    def _on_stop(self, request, response):
+        """End the mission with the task's own ``stop`` action; metrics follow on episode/metrics."""
+        if self._over(response):
+            return response
+        return self._run_action("stop", response)
 
     def _on_drop(self, request, response):
         if self._over(response):

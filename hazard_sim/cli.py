@@ -254,18 +254,21 @@ def cmd_dataset(a) -> int:
         for p in write_datasets(Path(a.out) if a.out else None):
             print(p)
         return 0
-    import json as _json
-
-    from hazard_sim.dataset import validate_episode
-    for f in a.files:
+    from hazard_sim.dataset import read_episode_file, validate_episode
+    if not a.files:
+        raise ValueError("dataset validate needs at least one FILE")
+    failed = 0
+    for f in a.files:              # every file is checked; each bad one is reported, then exit 1
         try:
-            doc = _json.loads(Path(f).read_text())
-        except (OSError, _json.JSONDecodeError) as e:
-            raise DatasetError(f"{f}: cannot read ({e})") from None
-        for i, ep in enumerate(doc.get("episodes", [])):
-            validate_episode(ep, f"{f} episode {i}")
-        print(f"{f}: {len(doc.get('episodes', []))} episodes ok")
-    return 0
+            doc = read_episode_file(Path(f))
+            for i, ep in enumerate(doc["episodes"]):
+                validate_episode(ep, f"{f} episode {i}")
+        except DatasetError as e:
+            print(f"hazard: error: {e}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"{f}: {len(doc['episodes'])} {doc['task']}/{doc['split']} episodes ok")
+    return 1 if failed else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -79,7 +79,12 @@ _EPISODE_VALIDATOR = jsonschema.Draft202012Validator(EPISODE_SCHEMA)
 
 
 def validate_episode(ep: dict, where: str = "episode") -> dict:
-    """Check an episode record's shape and meaning; raise DatasetError saying what is wrong."""
+    """Check an episode record's shape, meaning and physical plausibility
+    (:mod:`hazard_sim.episode_checks`); raise DatasetError saying what is wrong and where."""
+    from hazard_sim import episode_checks
+    if not isinstance(ep, dict):
+        raise DatasetError(f"{where}: an episode must be a JSON object, got {type(ep).__name__}")
+    episode_checks.check_numbers(ep, where)
     try:
         _EPISODE_VALIDATOR.validate(ep)
     except jsonschema.ValidationError as e:
@@ -92,6 +97,7 @@ def validate_episode(ep: dict, where: str = "episode") -> dict:
         scene = build_scene(ep["scene"])
     except KeyError as e:
         raise DatasetError(f"{where}: {e.args[0]}") from None
+    episode_checks.check_scene_kind(ep, scene, where)
     ids = [o["id"] for o in ep["objects"]]
     if len(set(ids)) != len(ids):
         raise DatasetError(f"{where}: duplicate object ids")
@@ -111,7 +117,43 @@ def validate_episode(ep: dict, where: str = "episode") -> dict:
         raise DatasetError(f"{where}: no object belongs to a target category")
     if not scene.contains(ep["agent"]["position"]):
         raise DatasetError(f"{where}: agent start {ep['agent']['position']} lies outside scene {scene.name}")
+    episode_checks.check_plausible(ep, scene, where)
     return ep
+
+
+def read_episode_file(path: Path) -> dict:
+    """The checked header and raw episodes of an episode file (structure only: JSON object,
+    format, version, task, split, an episode list whose records hold the file's task, and
+    for a file named like ``fire_test.json`` that task and split)."""
+    from hazard_sim import episode_checks
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise DatasetError(f"{path}: cannot read ({e})") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DatasetError(f"{path}: not valid JSON ({e})") from None
+    except RecursionError:
+        raise DatasetError(f"{path}: JSON nested too deeply to be an episode file") from None
+    what = episode_checks.describe(doc)
+    if what:
+        raise DatasetError(f"{path}: {what}")
+    if doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        raise DatasetError(f"{path}: unsupported file (format {doc.get('format')!r}, version {doc.get('version')!r}); "
+                           f"this code reads format {FORMAT!r} version {VERSION}")
+    try:
+        jsonschema.validate({k: v for k, v in doc.items() if k != "episodes"} | {"episodes": []}, FILE_SCHEMA)
+    except jsonschema.ValidationError as e:
+        raise DatasetError(f"{path}: {e.message}") from None
+    if not isinstance(doc["episodes"], list):
+        raise DatasetError(f"{path}: episodes must be a list, got {type(doc['episodes']).__name__}")
+    task, split = episode_checks.expected_from_name(path, TASKS, SPLITS)
+    if task is not None and (doc["task"], doc["split"]) != (task, split):
+        raise DatasetError(f"{path}: the header says {doc['task']}/{doc['split']}, the file name {task}/{split}")
+    episode_checks.check_episode_tasks(doc["episodes"], doc["task"], path.name)
+    return doc
 
 
 def dataset_path(task: str, split: str, root: Path | None = None) -> Path:
@@ -136,18 +178,7 @@ def _load_cached(path_str: str, task: str, split: str, mtime: int, size: int) ->
     path = Path(path_str)
     if not path.exists():
         raise DatasetError(f"dataset file {path} is missing; create it with `hazard dataset generate`")
-    try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
-        raise DatasetError(f"{path}: not valid JSON ({e})") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
-        got = (doc.get("format"), doc.get("version")) if isinstance(doc, dict) else (type(doc).__name__, None)
-        raise DatasetError(f"{path}: unsupported file (format {got[0]!r}, version {got[1]!r}); "
-                           f"this code reads format {FORMAT!r} version {VERSION}")
-    try:
-        jsonschema.validate({k: v for k, v in doc.items() if k != "episodes"} | {"episodes": []}, FILE_SCHEMA)
-    except jsonschema.ValidationError as e:
-        raise DatasetError(f"{path}: {e.message}") from None
+    doc = read_episode_file(path)
     if doc["task"] != task or doc["split"] != split:
         raise DatasetError(f"{path}: holds {doc['task']}/{doc['split']}, expected {task}/{split}")
     return [validate_episode(ep, f"{path.name} episode {i}") for i, ep in enumerate(doc["episodes"])]

@@ -100,6 +100,15 @@ class World:
             lab.update(p.labels())
         return lab
 
+    def markers(self) -> list:
+        """Every entity in the scene as a box marker, then what each process shows
+        (``WorldProcess.markers``): labelled shapes as plain data (``hazard_sim.core.markers``)."""
+        from hazard_sim.core.markers import entity_marker
+        out = [entity_marker(o) for o in self.in_scene()]
+        for p in self.processes:
+            out += list(p.markers())
+        return out
+
     # ------------------------------------------------------------------ changes
     def sync_from_physics(self) -> None:
         if self.physics is None:

@@ -334,8 +334,8 @@ class YoloDetector(_UltralyticsDetector):
 class YoloWorldDetector(_UltralyticsDetector):
     """ultralytics YOLO-World; :meth:`set_classes` defines the open vocabulary.
 
-    New names need the CLIP text encoder; when the names equal the vocabulary saved in
-    the weights, no encoder is needed.
+    New names need the CLIP text encoder; when every name is in the vocabulary saved in the
+    weights (in any order, or a part of it), no encoder is needed: the names filter it.
     """
 
     name = "yolo_world"
@@ -355,8 +355,8 @@ class YoloWorldDetector(_UltralyticsDetector):
             return []
         if not classes:
             raise DetectorInputError("YOLO-World needs at least one class name")
-        if list(self._names().values()) != classes:
-            self._encode(classes)
+        if not set(classes) <= set(self._names().values()):    # names in the saved vocabulary (in any
+            self._encode(classes)                               # order) are a filter; new ones need CLIP
         self._classes = classes
         return []
 

@@ -28,6 +28,15 @@ above 4 million cells) and published as a ``window_size`` m window around the ca
 (0: the whole map, or 200 m for a tiled one). Objects take their hazard reading from the
 task's ``channel`` layer (see :class:`perception_node.mapping.MappingCore`).
 
+A flying body (the ``task`` JSON's ``flies``, e.g. ESAR's UAV) gets a 2.5-D height map
+instead of the floor grid (:class:`perception_node.mapping.HeightMapCore`): the depth images
+of every named camera of the task's ``cameras`` (``camera_<name>/depth/image_raw`` +
+``camera_<name>/camera_info``) raise the highest point seen per ``height_resolution`` m cell;
+``map`` is then the obstacle-at-altitude layer (100: terrain or obstacles higher than the
+body's altitude at that stamp minus ``height_clearance``, 0: seen and lower, -1: unseen) and
+``elevation_map`` (sensor_msgs/PointCloud2, frame map, best effort) has one point per seen
+cell at its height (cell centre), every ``elevation_every`` -th mapped stamp.
+
 Algorithms live in :mod:`perception_node.mapping`.
 """
 from __future__ import annotations
@@ -43,18 +52,19 @@ from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import CameraInfo, Image
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2
 from std_msgs.msg import ColorRGBA, Header, String
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import Detection3DArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros.params import as_bool
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
-from perception_node.mapping import MappingCore, ObjectObservation
+from perception_node.mapping import HeightMapCore, MappingCore, ObjectObservation
 from perception_node.perception_node import (
     LATCHED,
     RELIABLE,
@@ -73,6 +83,7 @@ PUBLISHED_TOPICS = [
     ("hazard/layers_info", "std_msgs/msg/String"),
     ("objects", "visualization_msgs/msg/MarkerArray"),
     ("objects/memory", "std_msgs/msg/String"),
+    ("elevation_map", "sensor_msgs/msg/PointCloud2"),
 ]
 SUBSCRIBED_TOPICS = [
     ("camera/depth/image_raw", "sensor_msgs/msg/Image"),
@@ -175,7 +186,18 @@ class MappingNode(Node):
                                    "ignore_objects"),
             match_radius=float(self._declare("match_radius", 0.75, "association radius (m) without ids")),
         )
+        self.height_args = dict(
+            resolution=float(self._declare("height_resolution", 10.0, "flying body: 2.5-D map cell size (m)")),
+            step=int(self._declare("height_step", 4, "flying body: use every step-th depth pixel")),
+            max_range=float(self._declare("height_max_range", 1500.0, "flying body: ignore depth beyond (m)")),
+            clearance=float(self._declare("height_clearance", 10.0, "flying body: a cell blocks when its height "
+                                                                     "is above altitude - clearance (m)")))
+        self.elevation_every = int(self._declare("elevation_every", 5, "flying body: publish elevation_map "
+                                                                        "every n-th mapped stamp"))
+        if self.height_args["resolution"] <= 0 or self.height_args["step"] < 1 or self.elevation_every < 1:
+            raise ValueError("parameters height_resolution must be > 0, height_step and elevation_every >= 1")
         _, cam_qos = declare_sensor_qos(self)
+        self.cam_qos = cam_qos
         self.map_frame = str(self._declare("map_frame", "map", "frame of the map"))
         tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at a depth stamp"))
         use_odom_tf = as_bool(self._declare("use_odom_tf", True, "also take odom -> base_link from odom"),
@@ -196,6 +218,12 @@ class MappingNode(Node):
         self.pub_layers_info = self.create_publisher(String, "hazard/layers_info", LATCHED)
         self.pub_markers = self.create_publisher(MarkerArray, "objects", LATCHED)
         self.pub_memory = self.create_publisher(String, "objects/memory", LATCHED)
+        self.pub_elevation = self.create_publisher(PointCloud2, "elevation_map", 10)
+        # flying body: the 2.5-D map (set up when the task says the body flies)
+        self.height: HeightMapCore | None = None
+        self.height_syncs: dict[str, StampSync] = {}
+        self.height_queue = TfWaitQueue(tf_timeout, max_len=40)
+        self._height_stamp, self._height_count, self._height_published = None, 0, 0
 
         self.create_subscription(Image, "camera/depth/image_raw", lambda m: self._on_camera("depth", m), cam_qos)
         self.create_subscription(CameraInfo, "camera/color/camera_info", lambda m: self._on_camera("info", m),
@@ -244,12 +272,13 @@ class MappingNode(Node):
             self._on_hazard(name, msg)
 
     def _on_task(self, msg: String) -> None:
-        try:
-            self.task = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad task message: {exc}")
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        if task is None:
             return
+        self.task = task
         bounds = self.task.get("bounds")
+        if self.task.get("flies") and bounds is not None and len(bounds) == 4:
+            self._make_height_map(bounds, list(self.task.get("cameras") or []))
         if self.core is not None:
             self.core.set_task(self.task)
         if self.param_bounds:
@@ -260,24 +289,82 @@ class MappingNode(Node):
             else:
                 self._make_core(bounds, "task")
 
-    def _on_status(self, msg: String) -> None:
-        try:
-            self.status = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad episode/status message: {exc}")
+    # ------------------------------------------------------------------ flying body: 2.5-D map
+    def _make_height_map(self, bounds, cameras: list[str]) -> None:
+        bounds = [float(b) for b in bounds]
+        if self.height is not None and list(self.height.spec.bounds) == bounds:
             return
+        self.height = HeightMapCore(bounds, **self.height_args)
+        for name in cameras:
+            if name in self.height_syncs:
+                continue
+            self.height_syncs[name] = StampSync({"depth", "info"}, max_pending=10)
+            self.create_subscription(Image, f"camera_{name}/depth/image_raw",
+                                     lambda m, n=name: self._on_height_camera(n, "depth", m), self.cam_qos)
+            self.create_subscription(CameraInfo, f"camera_{name}/camera_info",
+                                     lambda m, n=name: self._on_height_camera(n, "info", m), self.cam_qos)
+        h, w = self.height.spec.shape
+        self.get_logger().info(f"flying body: 2.5-D height map {w} x {h} cells of "
+                               f"{self.height.spec.resolution:g} m from cameras {', '.join(cameras) or 'none'}")
+
+    def _on_height_camera(self, name: str, key: str, msg) -> None:
+        group = self.height_syncs[name].add(key, conv.time_to_ns(msg.header.stamp), msg)
+        if group is not None:
+            self.height_queue.push(conv.time_to_ns(msg.header.stamp), group, time.monotonic())
+            self._flush()
+
+    def _flush_height(self) -> None:
+        if self.height is None:
+            return
+        ready = self.height_queue.pop_ready(
+            lambda s, g: (self.tf.lookup(self.map_frame, g["depth"].header.frame_id, s),
+                          self.tf.lookup(self.map_frame, "base_link", s)), time.monotonic())
+        for stamp_ns, group, T, note in ready:
+            if T is None:
+                self.stats["no_tf"] += 1
+                self.get_logger().warning(f"{group['depth'].header.frame_id} depth at {stamp_ns * 1e-9:.3f} s not "
+                                          f"mapped: no transform ({note})", throttle_duration_sec=5.0)
+                continue
+            T_cam, T_body = T
+            try:
+                self.height.add_depth(depth_image(group["depth"]), conv.from_ros_camera_info(group["info"]), T_cam)
+            except ValueError as exc:
+                self.get_logger().error(f"cannot use the depth frame: {exc}", throttle_duration_sec=5.0)
+                continue
+            self.stats["depth_frames"] += 1
+            if stamp_ns != self._height_stamp:
+                self._height_stamp, self._height_count = stamp_ns, 0
+            self._height_count += 1
+            if self._height_count >= len(self.height_syncs):      # every camera of this stamp is in
+                self._publish_height(group["depth"].header.stamp, float(T_body[2, 3]))
+
+    def _publish_height(self, stamp, altitude: float) -> None:
+        header = Header(stamp=stamp, frame_id=self.map_frame)
+        self.pub_map.publish(to_occupancy_grid(self.height.obstacles(altitude), self.height.spec, header))
+        if self._height_published % self.elevation_every == 0:
+            self.pub_elevation.publish(conv.to_ros_pointcloud2(self.height.height_points(), stamp, self.map_frame))
+        self._height_published += 1
+
+    def _on_status(self, msg: String) -> None:
+        status = mg.guard(self).json("episode/status", msg, mg.STATUS_FIELDS)
+        if status is None:
+            return
+        self.status = status
         if self.core is not None and self.core.memory.apply_status(
                 self.status.get("held"), self.status.get("rescued_ids", [])):
             self._publish_objects(None)
 
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
         try:
-            self.tf.add_message(msg, static=static)
+            self.tf.add_message(transforms, static=static)
         except ValueError as exc:
             self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
         self._flush()
 
     def _on_odom(self, msg: Odometry) -> None:
+        if not mg.guard(self).odometry("odom", msg):
+            return
         try:
             add_odometry_to_tf(self.tf, msg)
         except ValueError as exc:
@@ -286,12 +373,16 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ depth -> map
     def _on_camera(self, key: str, msg) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
+            return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self.tf_queue.push(conv.time_to_ns(msg.header.stamp), group, time.monotonic())
             self._flush()
 
     def _flush(self) -> None:
+        self._flush_height()
         ready = self.tf_queue.pop_ready(
             lambda s, g: self.tf.lookup(self.map_frame, g["depth"].header.frame_id, s),
             time.monotonic(), hold=lambda g: self.core is None)
@@ -308,6 +399,8 @@ class MappingNode(Node):
             self._integrate_depth(stamp_ns, group, T)
 
     def _integrate_depth(self, stamp_ns: int, group: dict, T: np.ndarray) -> None:
+        if self.height is not None:            # a flying body: the 2.5-D map replaces the floor grid
+            return
         try:
             depth = depth_image(group["depth"])
             K = conv.from_ros_camera_info(group["info"])
@@ -329,6 +422,9 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ hazards
     def _on_hazard(self, name: str, msg: Image) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"hazard {name}", mg.check_image, msg, g.now_ns()):
+            return
         if self.core is None:                   # no bounds yet: keep a few for when they come
             self._early_hazards = (self._early_hazards + [(name, msg)])[-6:]
             return
@@ -356,7 +452,8 @@ class MappingNode(Node):
 
     # ------------------------------------------------------------------ objects
     def _on_detections(self, msg: Detection3DArray) -> None:
-        if self.core is None:
+        detections = mg.guard(self).detections("detections_3d", msg)
+        if detections is None or self.core is None:
             return
         stamp_ns = conv.time_to_ns(msg.header.stamp)
         frame = msg.header.frame_id or self.map_frame
@@ -368,9 +465,7 @@ class MappingNode(Node):
                 self.get_logger().warning(f"detections_3d in {frame!r} dropped: {exc}", throttle_duration_sec=5.0)
                 return
         obs = []
-        for d in msg.detections:
-            if not d.results:
-                continue
+        for d in detections:
             hyp = d.results[0].hypothesis
             c, s = d.bbox.center.position, d.bbox.size
             pos = np.array([c.x, c.y, c.z])

@@ -24,6 +24,16 @@ transient local, so a late start still gets the current frame) or ``sensor_qos``
 ``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
 starts after a lock-step frame would otherwise miss that frame's pose).
 
+Named cameras (the ``task`` JSON's ``cameras``, e.g. ESAR's UAV: front_center, front_left,
+front_right, bottom_center): the detector runs on every view (``camera_<name>/image_raw``,
+``camera_<name>/depth/image_raw``, ``camera_<name>/camera_info``,
+``camera_<name>/segmentation/image_raw``), each view's detections published with that
+camera's header (frame ``camera_<name>_optical_frame``); the main ``camera/...`` topics are
+then not used (they repeat one of the views). A task's ``detect_classes`` (a list of labels,
+or a dict label -> text prompt) sets the classes: the ground-truth detector matches the
+labels, text-prompted detectors (YOLO-World) get the prompts, and their detections are
+published under the labels (e.g. prompt "person" -> label "victim").
+
 Algorithms live in :mod:`perception_node.detectors` and :mod:`perception_node.projection`.
 """
 from __future__ import annotations
@@ -31,6 +41,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 from nav_msgs.msg import Odometry
@@ -52,6 +63,7 @@ from vision_msgs.msg import (
 )
 
 from hazard_ros import conversions as conv
+from hazard_ros import msg_guards as mg
 from hazard_ros import params
 from hazard_ros import ros_qos as qos
 from hazard_ros.ros_node_main import run_node
@@ -141,7 +153,11 @@ def depth_image(msg: Image) -> np.ndarray:
 
 
 def classes_from_task(task: dict) -> list[str]:
-    """Target categories of the task, plus ``cart`` when it names containers."""
+    """The task's ``detect_classes`` labels when it gives them; else its target categories,
+    plus ``cart`` when it names containers."""
+    given = task.get("detect_classes")
+    if given:
+        return [str(c) for c in given]              # a list, or a dict's keys (labels)
     out = [t["category"] for t in task.get("targets", []) if t.get("category")]
     if task.get("containers"):
         out.append("cart")
@@ -234,6 +250,9 @@ class PerceptionNode(Node):
         self.labels: dict[int, str] = {}
         self.task: dict | None = None
         self._held_group: dict | None = None
+        self.prompt_to_label: dict[str, str] = {}   # text-prompted detectors: prompt -> label
+        self.cam_qos = cam_qos
+        self.view_syncs: dict[str, StampSync] = {}  # named cameras (from the task)
 
         self.pub_2d = self.create_publisher(Detection2DArray, "detections", RELIABLE)
         self.pub_3d = self.create_publisher(Detection3DArray, "detections_3d", RELIABLE)
@@ -276,7 +295,13 @@ class PerceptionNode(Node):
         self.get_logger().info(f"detector {self.detector.name}, classes {classes}, camera topics {qos_kind}")
 
     # ------------------------------------------------------------------ classes
-    def _apply_classes(self, classes, source: str, fatal: bool = False) -> bool:
+    def _apply_classes(self, classes, source: str, fatal: bool = False, prompts: dict | None = None) -> bool:
+        """Set the detector's classes; ``prompts`` (label -> text) is what a text-prompted
+        detector gets instead of the labels (the ground-truth detector matches labels)."""
+        self.prompt_to_label = {}
+        if prompts and not self.detector.needs_segmentation and classes is not None:
+            self.prompt_to_label = {str(prompts.get(c, c)): c for c in classes}
+            classes = list(self.prompt_to_label)
         try:
             self.unknown_classes = self.detector.set_classes(classes)
         except DetectorError as exc:
@@ -297,14 +322,16 @@ class PerceptionNode(Node):
             "unknown": self.unknown_classes, "error": self.class_error})))
 
     def _on_task(self, msg: String) -> None:
-        try:
-            self.task = conv.from_ros_json(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"bad task message: {exc}")
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        if task is None:
             return
+        self.task = task
+        cameras = task.get("cameras")
+        self._subscribe_views([c for c in cameras if isinstance(c, str)] if isinstance(cameras, list) else [])
         if self.classes_source in ("none", "task"):
             classes = classes_from_task(self.task)
-            ok = self._apply_classes(classes, "task")
+            prompts = self.task.get("detect_classes") if isinstance(self.task.get("detect_classes"), dict) else None
+            ok = self._apply_classes(classes, "task", prompts=prompts)
             if not ok and self.classes_source == "none":
                 self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
                 self.get_logger().error(self.fatal)
@@ -312,6 +339,9 @@ class PerceptionNode(Node):
             self._release_held()
 
     def _on_set_classes(self, msg: String) -> None:
+        if len(msg.data) > mg.MAX_JSON_BYTES:
+            mg.guard(self).drop("perception/set_classes", f"{len(msg.data)} bytes (at most {mg.MAX_JSON_BYTES})")
+            return
         try:
             classes = parse_class_list(msg.data)
         except ValueError as exc:
@@ -323,6 +353,8 @@ class PerceptionNode(Node):
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:
+        if not mg.guard(self).accept("camera/segmentation/label_info", mg.check_label_info, msg):
+            return
         self.labels = conv.from_ros_label_info(msg)
         self._release_held()
 
@@ -340,13 +372,16 @@ class PerceptionNode(Node):
 
     # ------------------------------------------------------------------ frames
     def _on_tf(self, msg: TFMessage, static: bool) -> None:
+        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
         try:
-            self.tf.add_message(msg, static=static)
+            self.tf.add_message(transforms, static=static)
         except ValueError as exc:
             self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
         self._flush()
 
     def _on_odom(self, msg: Odometry) -> None:
+        if not mg.guard(self).odometry("odom", msg):
+            return
         try:
             add_odometry_to_tf(self.tf, msg)
         except ValueError as exc:
@@ -354,11 +389,43 @@ class PerceptionNode(Node):
         self._flush()
 
     def _on_camera(self, key: str, msg) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
+            return
+        if self.view_syncs:                   # named cameras: the main camera repeats one of them
+            return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
+        if group is not None:
+            group["source"] = "main"
+            self._process(group)
+
+    def _subscribe_views(self, cameras: list[str]) -> None:
+        """Per named camera, the same topic set as the main camera's under ``camera_<name>/``."""
+        for name in cameras:
+            if name in self.view_syncs:
+                continue
+            self.view_syncs[name] = StampSync(set(self.sync.keys), max_pending=10)
+            topics = {"rgb": (f"camera_{name}/image_raw", Image), "depth": (f"camera_{name}/depth/image_raw", Image),
+                      "info": (f"camera_{name}/camera_info", CameraInfo),
+                      "seg": (f"camera_{name}/segmentation/image_raw", Image)}
+            for key in sorted(self.view_syncs[name].keys):
+                topic, cls = topics[key]
+                self.create_subscription(cls, topic, lambda m, k=key, n=name: self._on_view(n, k, m), self.cam_qos)
+        if cameras:
+            self.get_logger().info(f"detecting on the views of cameras {', '.join(cameras)}")
+
+    def _on_view(self, name: str, key: str, msg) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"camera_{name} {key}", mg.check_camera_info if key == "info" else mg.check_image, msg,
+                        g.now_ns()):
+            return
+        group = self.view_syncs[name].add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self._process(group)
 
     def _process(self, group: dict) -> None:
+        if group.get("source") == "main" and self.view_syncs:
+            return                            # a main-camera frame held from before the task named the views
         waiting = self._waiting_for()
         if waiting:
             # keep the newest frame until then (in lock-step the simulator's first frame may
@@ -378,6 +445,8 @@ class PerceptionNode(Node):
             if "seg" in group:
                 extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
             dets = self.detector.detect(rgb, extra)
+            if self.prompt_to_label:
+                dets = [replace(d, label=self.prompt_to_label.get(d.label, d.label)) for d in dets]
             self.stats["detect_s"] += time.perf_counter() - t0
         except (DetectorError, ValueError) as exc:
             self.get_logger().error(f"detection failed: {exc}", throttle_duration_sec=5.0)

@@ -51,6 +51,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
+from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import (
     from_ros_camera_info,
@@ -187,6 +188,9 @@ class DecisionNode(Node):
 
     # ------------------------------------------------------------ inputs
     def _on_image(self, kind: str, msg: Image) -> None:
+        g = mg.guard(self)
+        if not g.accept(f"{kind} image", mg.check_image, msg, g.now_ns()):
+            return
         try:
             arr = from_ros_image(msg)
         except ValueError as exc:
@@ -209,6 +213,9 @@ class DecisionNode(Node):
         self.assembler.add(kind, stamp, arr, frame_id)
 
     def _on_camera_info(self, msg: CameraInfo) -> None:
+        g = mg.guard(self)
+        if not g.accept("camera_info", mg.check_camera_info, msg, g.now_ns()):
+            return
         try:
             K = from_ros_camera_info(msg)
         except ValueError as exc:
@@ -221,20 +228,26 @@ class DecisionNode(Node):
                 self._assemble()
 
     def _on_labels(self, msg: LabelInfo) -> None:
+        if not mg.guard(self).accept("label_info", mg.check_label_info, msg):
+            return
         with self._cv:
             self.labels = from_ros_label_info(msg)
             self._cv.notify_all()
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
         with self._cv:
+            transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
             try:
-                self.tf.add_message(msg, static=static)
+                self.tf.add_message(transforms, static=static)
             except ValueError as exc:
                 self.get_logger().error(f"tf: {exc}", throttle_duration_sec=10.0)
             if self.assembler is not None:
                 self._assemble()
 
     def _on_odom(self, msg: Odometry) -> None:
+        with self._cv:
+            if not mg.guard(self).odometry("odom", msg):
+                return
         p = msg.pose.pose
         T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
         with self._cv:
@@ -255,7 +268,7 @@ class DecisionNode(Node):
             return None
 
     def _on_task(self, msg: String) -> None:
-        data = self._json(msg, "task")
+        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
         if data is None:
             return
         try:
@@ -277,7 +290,7 @@ class DecisionNode(Node):
             self._cv.notify_all()
 
     def _on_status(self, msg: String) -> None:
-        data = self._json(msg, "episode/status")
+        data = mg.guard(self).json("episode/status", msg, mg.STATUS_FIELDS)
         if data is None:
             return
         with self._cv:
@@ -288,12 +301,17 @@ class DecisionNode(Node):
             self._cv.notify_all()
 
     def _on_metrics(self, msg: String) -> None:
-        data = self._json(msg, "episode/metrics")
+        data = mg.guard(self).json("episode/metrics", msg, mg.METRICS_FIELDS, mg.METRICS_REQUIRED)
+        if data is None:
+            return
         with self._cv:
             self.metrics = data if isinstance(data, dict) else {"raw": msg.data}
             self._cv.notify_all()
 
     def _on_map(self, msg: OccupancyGrid) -> None:
+        g = mg.guard(self)
+        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+            return
         with self._cv:
             self.map_stamp_ns = time_to_ns(msg.header.stamp)
             self.map_msg = msg                 # decoded only when a walk_to needs it

@@ -44,7 +44,6 @@ it cannot load.
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
@@ -64,6 +63,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.params import declare_bool
@@ -243,6 +243,9 @@ class NavigationNode(Node):
 
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
+        g = mg.guard(self)
+        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+            return
         info = msg.info
         q = info.origin.orientation
         if abs(quaternion_to_yaw(q)) > 1e-6:
@@ -262,6 +265,9 @@ class NavigationNode(Node):
             self._cv.notify_all()
 
     def _on_odom(self, msg: Odometry) -> None:
+        with self._cv:
+            if not mg.guard(self).odometry("odom", msg):
+                return
         p = msg.pose.pose
         T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
         stamp = _stamp_ns(msg.header.stamp)
@@ -279,7 +285,7 @@ class NavigationNode(Node):
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
         with self._cv:
-            for t in msg.transforms:
+            for t in mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static):
                 try:
                     self._tf.add_message([t], static=static)
                 except ValueError as exc:
@@ -291,10 +297,10 @@ class NavigationNode(Node):
 
     def _on_task(self, msg: String) -> None:
         """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
-        try:
-            period = json.loads(msg.data).get("sensor_periods", {}).get("camera", 1)
-        except (ValueError, AttributeError):
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        if task is None:
             return
+        period = (task.get("sensor_periods") or {}).get("camera", 1)
         with self._cv:
             self._camera_period = max(1, int(period)) if period else 0
             self._cv.notify_all()

@@ -79,3 +79,104 @@ def test_episode_out_of_range_and_unknown_task():
         load_dataset("lava", "test")
     with pytest.raises(ValueError, match="unknown split"):
         load_dataset("fire", "val")
+
+
+def _probe_episodes():
+    """The implausible episodes of the robustness issue, each with the words its error must hold."""
+    import copy
+    import math
+
+    from hazard_sim.scenes import build_scene
+    fire = json.loads((DATA_DIR / "fire_test.json").read_text())["episodes"][0]
+    wind = json.loads((DATA_DIR / "wind_test.json").read_text())["episodes"][0]
+    scene = build_scene(fire["scene"])
+    wall = next(p for p in scene.solids() if p.kind == "wall")
+    furniture = next(p for p in scene.solids() if p.kind == "furniture")
+    k = next(i for i, o in enumerate(fire["objects"]) if o["support"] == "floor")
+    x, y, z = fire["objects"][k]["position"]
+
+    def m(ep, change):
+        ep = copy.deepcopy(ep)
+        change(ep)
+        return ep
+
+    def obj(**kw):
+        return lambda e: e["objects"][k].update(kw)
+    in_wall, in_furniture = [float(v) for v in wall.box.center[:2]], [float(v) for v in furniture.box.center[:2]]
+    return [
+        (m(wind, lambda e: e["wind"].update(speed=math.nan)), "wind.speed is nan"),
+        (m(wind, lambda e: e["wind"].update(speed=math.inf)), "wind.speed is inf"),
+        (m(wind, lambda e: e["wind"].update(direction=math.nan)), "wind.direction is nan"),
+        (m(wind, lambda e: e["wind"].update(speed=500.0)), "wind.speed 500.0"),
+        (m(fire, lambda e: e["agent"].update(yaw=math.nan)), "agent.yaw is nan"),
+        (m(fire, lambda e: e["fire"]["sources"][0].__setitem__(0, math.nan)), r"fire.sources\[0\]\[0\] is nan"),
+        (m(fire, obj(position=[x, y, math.nan])), r"objects\[\d+\].position\[2\] is nan"),
+        (m(fire, obj(id=2 ** 31)), "out of range 1000..2147483647"),
+        (m(fire, obj(id=2 ** 40)), "out of range"),
+        (m(fire, obj(id=1234.0)), "is not an integer"),
+        (m(wind, lambda e: e.update(scene=fire["scene"])), "a wind episode needs an outdoor scene"),
+        (m(fire, lambda e: e["agent"].update(position=in_wall)), f"agent.position .* inside wall '{wall.name}'"),
+        (m(fire, lambda e: e["agent"].update(position=in_furniture)), f"inside furniture '{furniture.name}'"),
+        (m(fire, obj(position=[*in_wall, z])), f"inside wall '{wall.name}'"),
+        (m(fire, obj(position=[x, y, -1.0])), "below the floor"),
+        (m(fire, obj(position=[x, y, 50.0])), "rests on nothing"),
+        (m(fire, lambda e: e["objects"].append(dict(copy.deepcopy(e["objects"][k]), id=5000))), "overlap"),
+        (m(fire, lambda e: e["fire"].update(sources=[[100.0, 100.0]])), r"fire.sources\[0\] .* outside scene"),
+        (m(fire, lambda e: e["objects"].extend(dict(copy.deepcopy(e["objects"][k]), id=6000 + i)
+                                                for i in range(10_000))), "at most 300"),
+    ]
+
+
+def test_implausible_episodes_are_rejected_naming_the_field():
+    for ep, words in _probe_episodes():
+        with pytest.raises(DatasetError, match=f"^probe: .*{words}"):
+            validate_episode(ep, "probe")
+
+
+def test_every_shipped_episode_is_plausible():
+    from hazard_sim import episode_checks
+    from hazard_sim.scenes import build_scene
+    for task in ("fire", "flood", "wind"):
+        for split in ("train", "test"):
+            for i, ep in enumerate(load_dataset(task, split)):   # the loader validates them
+                episode_checks.check_plausible(ep, build_scene(ep["scene"]), f"{task}/{split} {i}")
+
+
+def test_file_structure_errors(tmp_path):
+    good = json.loads((DATA_DIR / "fire_test.json").read_text())
+    flood = json.loads((DATA_DIR / "flood_test.json").read_text())
+    cases = {
+        "bare episode": (good["episodes"][0], "a bare episode record"),
+        "bad header": (dict(good, format="x"), "unsupported file"),
+        "top-level list": ([good["episodes"][0]], "a top-level list"),
+        "a number": (42, "a JSON int"),
+        "deep": ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        "flood episodes in a fire file": (dict(flood, task="fire"), "task is 'flood' but the file holds fire"),
+        "header and name disagree": (dict(good, split="train"), "the header says fire/train, the file name fire/test"),
+        "index not its place": ({**good, "episodes": good["episodes"][1:]}, "index is 1, expected 0"),
+    }
+    for name, (doc, words) in cases.items():
+        d = tmp_path / name.replace(" ", "_")
+        d.mkdir()
+        with pytest.raises(DatasetError, match=words):
+            load_dataset("fire", "test", _write(d, doc))
+
+
+def test_cli_validate_reports_structure_errors_with_exit_1(tmp_path, capsys):
+    from hazard_sim.cli import main
+    good = json.loads((DATA_DIR / "fire_test.json").read_text())
+    files = []
+    for name, doc in (("bare.json", good["episodes"][0]), ("header.json", dict(good, version=7)),
+                      ("list.json", [1]), ("number.json", 3), ("deep.json", "[" * 50_000 + "]" * 50_000)):
+        (tmp_path / name).write_text(doc if isinstance(doc, str) else json.dumps(doc))
+        files.append(str(tmp_path / name))
+        assert main(["dataset", "validate", files[-1]]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"hazard: error: {files[-1]}: ") and "Traceback" not in err
+        assert "episodes ok" not in err
+    assert main(["dataset", "validate", str(DATA_DIR / "wind_test.json")]) == 0
+    assert "25 wind/test episodes ok" in capsys.readouterr().out
+    assert main(["dataset", "validate", str(DATA_DIR / "fire_test.json"), *files]) == 1   # every file reported
+    captured = capsys.readouterr()
+    assert "25 fire/test episodes ok" in captured.out and captured.err.count("hazard: error:") == len(files)
+    assert main(["dataset", "validate"]) == 2

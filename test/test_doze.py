@@ -180,9 +180,9 @@ def test_collisions_count_steps_within_0_2_m_of_a_person():
     env.reset()
     person = env.world.process("people").people[0]
     ahead = np.array([math.cos(env.agent.yaw), math.sin(env.agent.yaw)])
-    person.xy = env.agent.xy + 0.55 * ahead                    # gap 0.55 - 0.18 - 0.2 = 0.17 m
+    person.xy = env.agent.xy + (0.18 + PERSON_RADIUS + 0.17) * ahead     # gap 0.17 m
     env.step("RotateLeft")
-    person.xy = env.agent.xy + 0.6 * ahead                     # gap 0.22 m: no collision
+    person.xy = env.agent.xy + (0.18 + PERSON_RADIUS + 0.22) * ahead     # gap 0.22 m: no collision
     env.step("RotateLeft")
     person.xy = env.agent.xy + 5.0 * ahead
     env.step("RotateRight")
@@ -199,6 +199,48 @@ def test_a_person_blocks_move_ahead():
     _, _, _, _, info = env.step("MoveAhead")
     assert info["action_result"]["status"] == "blocked"
     assert env.agent.xy[0] < xy[0] + 0.1 and env.metrics()["collisions"] == 1
+
+
+def test_velocity_driving_counts_steps_as_the_discrete_actions_do():
+    """cmd_vel at the LoCoBot's limits for five frames moves the body exactly as MoveAhead /
+    RotateLeft; the task counts five driven frames as a step (ROS drives it this way)."""
+    from hazard_sim.core.embodiment import Twist
+    xy = straight_run()
+    a = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    b = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    a.reset()
+    b.reset()
+    for env in (a, b):
+        env.world.process("people").people[0].xy = np.asarray(xy) + [0.0, 0.18 + PERSON_RADIUS + 0.17]   # a collision
+    lim = a.agent.spec.limits()
+    for act, cmd in (("MoveAhead", Twist(vx=lim.linear)), ("RotateLeft", Twist(wz=lim.angular)),
+                     ("RotateRight", Twist(wz=-lim.angular)), ("MoveAhead", Twist(vx=lim.linear))):
+        a.step(act)
+        for k in range(5):
+            r = b.drive(cmd)
+            assert r.advanced and (b.task.pending_step() == (k < 4))
+    assert b.agent.xy.tolist() == a.agent.xy.tolist() and b.agent.yaw == a.agent.yaw
+    assert b.world.frame == a.world.frame == 20
+    b.drive(Twist())                                # a step under way counts
+    ma, mb = a.metrics(), b.metrics()
+    assert ma["steps"] == 4 and mb["steps"] == 5
+    assert ma["collisions"] == mb["collisions"] >= 1 and ma["path_length"] == mb["path_length"]
+    b.step("Done")                                  # Done closes the pending step and is one more
+    assert b.metrics()["steps"] == 6 and b.done
+
+
+def test_a_person_blocks_cmd_vel_and_the_status_says_so():
+    from hazard_sim.core.embodiment import Twist
+    xy = straight_run()
+    env = EmbodiedEnv("doze/level1", episode_spec=episode(xy=xy, people=1), camera=CAM)
+    env.reset()
+    env.world.process("people").people[0].xy = np.asarray(xy) + [0.18 + PERSON_RADIUS + 0.02, 0.0]   # a step closes it
+    r = env.drive(Twist(vx=0.5))
+    assert r.advanced and r.bumped and not r.moved and env.agent.xy.tolist() == list(xy)
+    assert env.task.info(env)["blocked_frame"] is True
+    env.world.process("people").people[0].xy = np.asarray(xy) + [3.0, 3.0]
+    r = env.drive(Twist(vx=0.5))
+    assert r.moved and env.task.info(env)["blocked_frame"] is False
 
 
 # ------------------------------------------------------------------ dataset
@@ -293,3 +335,25 @@ def test_cli_run_json_is_deterministic(capsys):
     for k in ("success", "spl", "collisions", "steps", "distance_to_goal", "level", "goal_type", "goal"):
         assert k in outs[0]
     assert outs[0]["level"] == 3 and outs[0]["goal"] == ds.load(3, "test", 5)["goal_object"]
+
+
+def test_walking_people_are_redrawn_in_place_with_the_same_pixels():
+    """The raster backend writes the posed people into their vertex buffer instead of building
+    new buffers every frame; the frames equal those of freshly built buffers."""
+    ep = episode(level=3, people=6)
+    env = EmbodiedEnv("doze/level3", episode_spec=ep, camera=CAM)
+    env.reset()
+    if env.render_backend != "raster":
+        pytest.skip("in-place update is the raster backend's")
+    group = env.renderer._groups[1]
+    for _ in range(4):
+        env.step("RotateLeft")
+    assert env.renderer._groups[1] is group                 # updated, not rebuilt
+    a = env.observe(update_map=False)
+    group.release()
+    env.renderer._groups[1], env._dyn_key = None, None
+    b = env.observe(update_map=False)
+    assert env.renderer._groups[1] is not group
+    assert (a["seg"] >= 900).any()
+    for k in ("rgb", "depth", "seg"):
+        assert np.array_equal(a[k], b[k]), k

@@ -28,6 +28,21 @@ def test_goal_text_is_parsed_against_seen_labels():
     assert g.match_label("stone lion statue") and g.attribute is None
 
 
+def test_goal_class_is_the_thing_the_goal_text_names():
+    from hazard_sim.tasks.doze.agents import goal_class
+    assert goal_class("a yellow watering can") == "watering can"
+    assert goal_class("a pillow on the sofa") == "pillow"
+    assert goal_class("a basketball under the side table") == "basketball"
+    assert goal_class("Tony's helmet") == "helmet"
+    assert goal_class("a ZUMO cereal box") == "cereal box"
+    assert goal_class("a stone lion statue") == "stone lion statue"
+    assert goal_class("a striped cushion") == "cushion"
+    # outside the library's vocabulary: the phrase without its attribute words
+    assert goal_class("a red fire truck", vocabulary=["mug"]) == "fire truck"
+    with pytest.raises(ValueError, match="non-empty"):
+        goal_class("  ")
+
+
 @pytest.mark.parametrize("name", ["red", "blue", "yellow", "green", "white", "black"])
 def test_colours_are_named_from_shaded_pixels(name):
     rgb = np.asarray(COLORS[name], float)

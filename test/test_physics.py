@@ -119,3 +119,41 @@ def test_wind_moves_light_object_not_heavy_one():
     p = w.positions()
     assert p[0, 0] > 1.0                      # 0.16 m^2 * 122.5 = 19.6 N >> friction 7.8 N
     np.testing.assert_allclose(p[1], [0, 3, 0.2], atol=2e-3)
+
+
+def test_static_hold_force_is_half_the_friction_or_tipping_limit():
+    from hazard_sim.hazards.wind_forces import static_hold_force
+    flat = BodySpec("flat", Box.from_yaw([0, 0, 0.05], [0.2, 0.3, 0.05]), 2.0, friction=0.5)
+    tall = BodySpec("tall", Box.from_yaw([1, 0, 0.4], [0.1, 0.2, 0.4]), 1.0, friction=0.8)
+    w = RigidWorld([], [flat, tall])
+    # flat: friction 0.5 < lever 0.2/0.05 -> 0.5 * 2 * 9.81 * 0.5; tall: lever 0.1/0.4 < 0.8
+    np.testing.assert_allclose(static_hold_force(w), [0.5 * 2.0 * 9.81 * 0.5, 0.5 * 1.0 * 9.81 * 0.25])
+
+
+def _resting_box_in_wind(speed, keep_resting):
+    w = RigidWorld([], [cube("box", [0, 0, 0.1], half=0.1, mass=1.0)])
+    w.enable_sleep()
+    w.settle(1.0)
+    w.step(1.0)                                    # at rest long enough for the engine to put it to sleep
+    wind = WindModel(speed, 0.0, turbulence=0.0, cross_fraction=0.0, torque_scale=0.0,
+                     rng=np.random.default_rng(0))
+    wind.resample_turbulence(w.n)
+    start = w.positions()[0].copy()
+    fn = wind.force_fn(w, resistances=[0.0], keep_resting=keep_resting)
+    for _ in range(30):                            # 3 s of 0.1 s frames, as the hazard steps it
+        w.step_with(0.1, fn, every=4)
+    return w, np.linalg.norm(w.positions()[0, :2] - start[:2])
+
+
+def test_resting_body_under_weak_wind_stays_asleep():
+    # 4 m/s: 1.225 * 16 * 0.04 m^2 = 0.78 N, below half of friction (0.5 * 0.8 * 9.81 = 3.9 N)
+    w, moved = _resting_box_in_wind(4.0, keep_resting=True)
+    assert w.sleeping[0] and moved == 0.0
+    w, moved = _resting_box_in_wind(4.0, keep_resting=False)
+    assert not w.sleeping[0] and moved < 0.05     # the force keeps it awake; friction holds it
+
+
+def test_strong_wind_wakes_and_moves_a_resting_body():
+    # 14 m/s: 1.225 * 196 * 0.04 = 9.6 N, above friction (7.8 N): it slides
+    w, moved = _resting_box_in_wind(14.0, keep_resting=True)
+    assert not w.sleeping[0] and moved > 0.5

@@ -96,9 +96,13 @@ def msg_class(type_str):
 def test_free_run_publishes_contract_topics(ctx):
     h = Harness(ctx, task="fire", realtime_factor=4.0, gps_rate=10.0, lidar_rate=10.0)
     try:
-        topics = [t for t in PUBLISHED_TOPICS if t not in ("water_level/image_raw", "episode/metrics")]
+        # what this node advertises for HAZARD (no named cameras, no altimeter, no reports)
+        topics = [t for t in PUBLISHED_TOPICS if t in h.sim.pubs and t not in ("episode/metrics",)]
+        assert "water_level/image_raw" not in topics and not any(t.startswith("camera_") for t in topics)
+        assert not {"altimeter/range", "reports"} & set(topics)
         for t in topics:
-            latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status")
+            latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status",
+                            "world/static_markers")
             h.listen(t, msg_class(PUBLISHED_TOPICS[t]), LATCHED if latched else
                      (BEST_EFFORT if "camera" in t or "thermal" in t else 10))
         assert h.spin_until(lambda: all(h.got[t] for t in topics) and len(h.got["camera/depth/image_raw"]) >= 3), \
@@ -302,5 +306,35 @@ def test_lockstep_honours_sensor_rates_and_republishes_state_when_idle(ctx):
         assert h.spin_until(lambda: h.got["odom"] and h.got["camera/depth/camera_info"], 5.0)
         assert conv.frame_from_stamp(h.got["odom"][-1].header.stamp) == 10
         assert h.sim.env.world.frame == 10                    # republishing does not step
+    finally:
+        h.close()
+
+
+def test_doze_people_published_as_markers_and_detections(ctx):
+    """DOZE's walking people for RViz (world/markers: a cylinder and a label each) and for
+    other nodes (world/objects: vision_msgs Detection3DArray, class_id person, id = their
+    instance id in the segmentation), following them as they walk."""
+    from vision_msgs.msg import Detection3DArray
+    from visualization_msgs.msg import Marker, MarkerArray
+    h = Harness(ctx, benchmark="doze/level3", lockstep=True, idle_republish=0.0)
+    try:
+        people = h.sim.env.world.process("people").people
+        assert people
+        h.listen("world/objects", Detection3DArray, 10)
+        h.listen("world/markers", MarkerArray, 10)
+        for _ in range(5):
+            assert h.call("sim/step").success
+        assert h.spin_until(lambda: h.got["world/objects"] and h.got["world/markers"])
+        objs = h.got["world/objects"][-1]
+        found = {int(d.id): d for d in objs.detections if d.results[0].hypothesis.class_id == "person"}
+        assert set(found) == {p.id for p in people}
+        assert conv.frame_from_stamp(objs.header.stamp) == h.sim.env.world.frame == 5
+        for p in people:
+            c = found[p.id].bbox.center.position
+            assert (c.x, c.y, c.z) == pytest.approx((p.xy[0], p.xy[1], p.height / 2), abs=1e-9)
+        cyl = [m for m in h.got["world/markers"][-1].markers if m.type == Marker.CYLINDER]
+        assert sorted(m.id for m in cyl) == sorted(p.id for p in people)
+        labels = h.sim.env.world.labels()
+        assert all(labels[p.id] == "person" for p in people)          # the same ids as the segmentation
     finally:
         h.close()

@@ -292,7 +292,8 @@ class EmbodiedEnv(gym.Env):
                 return False
         elif self.truth_blocked[self.grid.to_cell(xy[:2])]:
             return False
-        return not (self.hazards_affect_agent and any(p.body_blocked(xy) for p in self.world.processes))
+        return not any(p.body_blocked(xy) for p in self.world.processes
+                       if self.hazards_affect_agent or p.solid)
 
     def move_body(self, xy) -> bool:
         """One collision-checked step of the body towards ``xy`` (sliding along obstacles);
@@ -324,8 +325,10 @@ class EmbodiedEnv(gym.Env):
         m: Motion = self.agent.apply(twist, FRAME_DT, self.is_free, self.speed_factor())
         if m.bumped and m.bump_xy is not None:
             self._bump_sense(m.bump_xy)
+        result = DriveResult(True, m.moved, m.bumped and not m.moved)
+        self.task.after_drive(self, result)
         self.update_done()
-        return DriveResult(True, m.moved, m.bumped and not m.moved)
+        return result
 
     def line_blocked(self, a, b) -> bool:
         """Whether a wall or building stands between 2-D points ``a`` and ``b``."""

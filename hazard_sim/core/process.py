@@ -13,6 +13,8 @@ The env and the renderer know processes only through these hooks:
   :meth:`render_surface` (a translucent surface such as water), :meth:`render_effects`
   (fog, light) and :meth:`post_effects` (image filters such as rain), :meth:`labels`
   (segmentation labels of the ids it draws);
+* displays: :meth:`markers` (what it puts in the world as labelled shapes, plain data:
+  ``hazard_sim.core.markers.WorldMarker``);
 * effects on the body (used where the benchmark lets the world act on the body):
   :meth:`body_speed_factor`, :meth:`body_push`, :meth:`body_blocked`, :meth:`no_go_points`.
 """
@@ -27,6 +29,9 @@ class WorldProcess:
 
     name = "none"
     channel: str | None = None
+    #: its entities are solid bodies (people): ``body_blocked`` stops the agent's body
+    #: always, not only where hazards act on the body (``hazards_affect_agent``)
+    solid: bool = False
 
     def step_frame(self, world) -> None:
         """Advance one frame."""
@@ -79,6 +84,11 @@ class WorldProcess:
 
     def labels(self) -> dict[int, str]:
         return {}
+
+    def markers(self) -> list:
+        """What this process puts in the world as :class:`~hazard_sim.core.markers.WorldMarker`
+        (walking people, a terrain surface); entities are the world's own markers."""
+        return []
 
     # ------------------------------------------------------------ effects on the body
     def body_speed_factor(self, xy) -> float:

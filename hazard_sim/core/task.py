@@ -42,6 +42,11 @@ class Task(abc.ABC):
         """Whether an action that used no frame is charged one (HAZARD: all but stop)."""
         return True
 
+    def after_drive(self, env, result) -> None:
+        """Called after every frame driven by a velocity command (``env.drive``: a ROS
+        ``cmd_vel`` or a controller), with its ``DriveResult``: a task whose metrics count
+        per step (collisions, steps) follows driving as it follows its own actions."""
+
     def describe(self, env) -> dict:
         """What the agent is told about the task at reset (``info["task"]``)."""
         return {"task": self.name}

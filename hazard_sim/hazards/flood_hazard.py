@@ -26,6 +26,9 @@ def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> 
     return "flooded" if flooded else "normal"
 
 
+#: box corner signs in the order of ``Box.corners``
+_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+
 #: physics steps (5 ms each) between evaluations of buoyancy and drag: 20 ms is a tenth
 #: of the bobbing period of the thinnest floating object (about 0.2 s) and the drag cap
 #: (``FloodForceModel``) keeps the held drag from overshooting
@@ -55,13 +58,17 @@ class FloodHazard(Hazard):
         objs = [o for o in world.objects if o.location == "scene"]
         if not objs or self.surface.level <= 0:
             return
-        corners = np.stack([o.box.corners() for o in objs])                 # (N, 8, 3)
+        boxes = [o.box for o in objs]
+        centers = np.array([b.center for b in boxes])                         # (N, 3)
+        # the corners of every box at once: the same arithmetic as Box.corners(), per box
+        corners = centers[:, None, :] + (_SIGNS[None] * np.array([b.half for b in boxes])[:, None, :]) \
+            @ np.array([b.rot for b in boxes]).transpose(0, 2, 1)             # (N, 8, 3)
         surface = self.surface.height_at(corners[..., :2])                   # (N, 8)
-        wet = (surface > corners[..., 2]).any(axis=1)
-        centre = self.surface.height_at(np.array([o.position[:2] for o in objs]))
+        wet = (surface > corners[..., 2]).any(axis=1).tolist()
+        centre = self.surface.height_at(np.array([o.position[:2] for o in objs])).tolist()
         for o, w, h in zip(objs, wet, centre):
-            o.meta["water_level"] = float(h)
-            o.state = flood_state(o.state, bool(w), o.category.waterproof, o.category.density < RHO_WATER)
+            o.meta["water_level"] = h
+            o.state = flood_state(o.state, w, o.category.waterproof, o.category.density < RHO_WATER)
             o.damaged = o.damaged or o.state in ("flooded", "flooded_floating")
 
     def is_damaged(self, obj, world) -> bool:

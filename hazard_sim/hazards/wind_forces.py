@@ -137,18 +137,54 @@ class WindModel:
         torques[:, 2] = self.torque_scale * self._spin * mag * np.hypot(halfs[:, 0], halfs[:, 1])
         return f, torques
 
-    def force_fn(self, world, resistances, in_cart_mask=None, hold: int = 1):
+    def force_fn(self, world, resistances, in_cart_mask=None, hold: int = 1, keep_resting: bool = False):
         """A ``force_fn(positions, velocities)`` for ``RigidWorld.step_with``.
 
         ``world`` needs ``halfs``, ``masses``, ``timestep``, ``enabled`` and
         ``rotations()``; disabled bodies (picked up, in a cart) feel nothing.
         ``hold``: physics steps the forces are held for (the cap then uses that interval).
+
+        ``keep_resting``: a body at rest (:data:`REST_SPEED`, :data:`REST_SPIN`) whose wind
+        force could neither slide nor tip it (:func:`static_hold_force`) gets no force, so
+        that the engine keeps it asleep; with the force applied it would stay awake and
+        only creep (a few cm over an episode) through the engine's soft contacts, which a
+        rigid body held by Coulomb friction does not do.  A gust above the threshold
+        applies the force again, which wakes the body.
         """
+        hold_limit = static_hold_force(world) if keep_resting else None
+
         def fn(positions, velocities):
             off = ~np.asarray(world.enabled, bool)
             if in_cart_mask is not None:
                 off = off | np.asarray(in_cart_mask, bool)
-            return self.forces(world.halfs, world.rotations(), velocities, resistances, off,
+            f, t = self.forces(world.halfs, world.rotations(), velocities, resistances, off,
                                masses=world.masses, dt=world.timestep * hold)
+            if hold_limit is not None:
+                v = np.asarray(velocities, float)
+                rest = (np.einsum("ij,ij->i", v[:, :3], v[:, :3]) < REST_SPEED ** 2) & \
+                       (np.einsum("ij,ij->i", v[:, 3:], v[:, 3:]) < REST_SPIN ** 2)
+                still = rest & (np.hypot(f[:, 0], f[:, 1]) < hold_limit)
+                f[still] = 0.0
+                t[still] = 0.0
+            return f, t
 
         return fn
+
+
+#: a body slower than this (m/s) and spinning slower than :data:`REST_SPIN` (rad/s) is at rest
+REST_SPEED, REST_SPIN = 0.01, 0.1
+#: share of the friction / tipping limit below which a resting body is left at rest
+HOLD_SAFETY = 0.5
+
+
+def static_hold_force(world, g: float = 9.81) -> np.ndarray:
+    """(N,) horizontal force (N) that surely moves none of the world's resting boxes:
+    ``HOLD_SAFETY * m g * min(mu, min(hx, hy) / hz)``, i.e. half of what Coulomb friction
+    (coefficient ``mu``, the body's own: ``world.frictions``) holds, and half of what tips
+    an upright box over its nearest edge (force at the centre, height ``hz`` above the
+    support, restoring lever ``min(hx, hy)``).  The safety margin covers bodies resting
+    tilted or on each other, where the limits are lower."""
+    h = np.asarray(world.halfs, float).reshape(-1, 3)
+    mu = np.asarray(getattr(world, "frictions", np.full(len(h), 0.8)), float)
+    lever = np.minimum(h[:, 0], h[:, 1]) / np.maximum(h[:, 2], 1e-9)
+    return HOLD_SAFETY * np.asarray(world.masses, float) * g * np.minimum(mu, lever)

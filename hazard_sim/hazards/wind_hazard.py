@@ -32,8 +32,10 @@ class WindHazard(Hazard):
         res = np.array([o.category.wind_resistance for o in world.objects])
         self.model.resample_turbulence(len(world.objects))
         self.force_every = force_every
-        self._fn = self.model.force_fn(world.physics, res, hold=force_every)
-        world.physics.enable_sleep()          # objects the wind cannot move cost nothing
+        self._fn = self.model.force_fn(world.physics, res, hold=force_every, keep_resting=True)
+        # objects the wind cannot move (resistance > 10, or held by friction: keep_resting)
+        # sleep and cost next to nothing
+        world.physics.enable_sleep()
 
     def step_frame(self, world) -> None:
         self.model.resample_turbulence(len(world.objects))

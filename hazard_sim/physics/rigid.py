@@ -130,6 +130,7 @@ class RigidWorld:
         self.names = [s.name for s in self.specs]
         self.halfs = np.array([s.box.half for s in self.specs], float).reshape(self.n, 3)
         self.masses = np.array([s.mass for s in self.specs], float)
+        self.frictions = np.array([s.friction for s in self.specs], float)
         self.xml = build_mjcf(static_boxes, self.specs, timestep, floor, options)
         self.model = mujoco.MjModel.from_xml_string(self.xml)
         self.data = mujoco.MjData(self.model)

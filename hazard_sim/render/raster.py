@@ -290,6 +290,9 @@ class RasterRenderer:
     def _set_group(self, i: int, meshes: Sequence[Mesh]) -> None:
         meshes = list(meshes)
         with self._lock, self._current() as ctx:
+            if self._groups[i] is not None and self._groups[i].update(meshes):
+                self._ray_args[2 + i] = (meshes,)       # the same meshes posed anew: buffers written in place
+                return
             group = GLMeshGroup(ctx, self._mesh_col, self._mesh_tex, meshes) if meshes else None
             old, self._groups[i] = self._groups[i], group
             if old is not None:

@@ -66,6 +66,22 @@ def visible_chunks(lo, hi, eye, view, tx, ty, near, far) -> np.ndarray:
     return ~out
 
 
+def _colored_data(colored: Sequence[Mesh]):
+    """(vertex records, uint32 triangle index) of coloured meshes sharing one buffer."""
+    n = sum(len(m.vertices) for m in colored)
+    data = np.empty(n, _COL_VERTEX)
+    index, start = [], 0
+    for m in colored:
+        sl = slice(start, start + len(m.vertices))
+        data["pos"][sl] = m.vertices
+        data["col"][sl, :3] = lit_colors(m)
+        data["id"][sl] = m.id
+        index.append(m.triangles.astype(np.uint32) + np.uint32(start))
+        start += len(m.vertices)
+    data["col"][:, 3] = 255
+    return data, np.concatenate(index)
+
+
 class GLMeshGroup:
     """The GL objects of ``meshes`` in ``ctx``; ``draw()`` issues their draw calls."""
 
@@ -84,20 +100,12 @@ class GLMeshGroup:
                 raise ValueError(f"texture of mesh {m.id} is {m.texture.shape[1]} x "
                                  f"{m.texture.shape[0]}; this OpenGL allows at most {max_tex} "
                                  f"pixels a side")
+        self._col_index = None                    # the coloured meshes' index buffer contents
         try:
             if colored and sum(len(m.triangles) for m in colored):
-                n = sum(len(m.vertices) for m in colored)
-                data = np.empty(n, _COL_VERTEX)
-                index, start = [], 0
-                for m in colored:
-                    sl = slice(start, start + len(m.vertices))
-                    data["pos"][sl] = m.vertices
-                    data["col"][sl, :3] = lit_colors(m)
-                    data["id"][sl] = m.id
-                    index.append(m.triangles.astype(np.uint32) + np.uint32(start))
-                    start += len(m.vertices)
-                data["col"][:, 3] = 255
-                self._add(ctx, col_prog, data, np.concatenate(index), None)
+                data, index = _colored_data(colored)
+                self._add(ctx, col_prog, data, index, None)
+                self._col_index = index if len(meshes) == len(colored) and self.draws[0][3] is None else None
             for m in meshes:
                 if not m.textured or not len(m.triangles):
                     continue
@@ -143,6 +151,21 @@ class GLMeshGroup:
             edges = np.flatnonzero(np.diff(np.r_[0, vis.astype(np.int8), 0]))
             for a, b in zip(edges[::2], edges[1::2]):
                 vao.render(mode, vertices=int(starts[b] - starts[a]), first=int(starts[a]))
+
+    def update(self, meshes: Sequence[Mesh]) -> bool:
+        """Write new vertices (positions, colours, ids) into the buffers in place when
+        ``meshes`` are coloured meshes with the triangles this group was built with (people
+        walking: the same meshes posed anew); False (nothing changed) otherwise."""
+        if self._col_index is None or not meshes or any(not isinstance(m, Mesh) or m.textured for m in meshes):
+            return False
+        data, index = _colored_data(meshes)
+        if len(index) != len(self._col_index) or not np.array_equal(index, self._col_index):
+            return False
+        vbo = self._objects[0]
+        if vbo.size != data.nbytes:
+            return False
+        vbo.write(data)
+        return True
 
     def release(self) -> None:
         for o in reversed(self._objects):

@@ -28,7 +28,6 @@ from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
-import open3d as o3d
 
 from ..geometry import Box
 from .camera import CameraSpec
@@ -217,7 +216,7 @@ class RaycastRenderer:
         self._xn = ((np.arange(camera.width) - k[0, 2]) / k[0, 0]).astype(np.float32)
         self._yn = ((np.arange(camera.height) - k[1, 2]) / k[1, 1]).astype(np.float32)
         self._rays = np.empty((camera.height, camera.width, 6), np.float32)
-        self._rays_t = o3d.core.Tensor.from_numpy(self._rays)  # shares memory
+        self._rays_t = _o3d().core.Tensor.from_numpy(self._rays)  # shares memory
         self._static = _Part([], [], np.zeros((0, 3)))
         self._dynamic = _Part([], [], np.zeros((0, 3)))
         self._smesh = MeshSet()
@@ -290,9 +289,9 @@ class RaycastRenderer:
                 self._interp_lut = None
 
     @staticmethod
-    def _make_scene(parts) -> "o3d.t.geometry.RaycastingScene":
+    def _make_scene(parts):
         """One scene of the (verts, tris uint32) parts, merged into one geometry."""
-        scene = o3d.t.geometry.RaycastingScene()
+        scene = _o3d().t.geometry.RaycastingScene()
         parts = [(v, t) for v, t in parts if len(t)]
         if parts:
             verts, tris, off = [], [], 0
@@ -302,8 +301,8 @@ class RaycastRenderer:
                 off += len(v)
             verts = verts[0] if len(verts) == 1 else np.concatenate(verts)
             tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
-            scene.add_triangles(o3d.core.Tensor.from_numpy(np.ascontiguousarray(verts)),
-                                o3d.core.Tensor.from_numpy(np.ascontiguousarray(tris)))
+            scene.add_triangles(_o3d().core.Tensor.from_numpy(np.ascontiguousarray(verts)),
+                                _o3d().core.Tensor.from_numpy(np.ascontiguousarray(tris)))
         return scene
 
     def _build(self) -> None:
@@ -348,7 +347,7 @@ class RaycastRenderer:
         """Distances to the first hit of rays (N, 6: origin, unit direction), inf on a miss.
         For sensors other than the camera (LiDAR)."""
         rays = np.ascontiguousarray(rays, np.float32)
-        return self._cast(o3d.core.Tensor.from_numpy(rays))[0]
+        return self._cast(_o3d().core.Tensor.from_numpy(rays))[0]
 
     # --------------------------------------------------------------- render
     def render(self, position, rot, water: WaterSurface | None = None,
@@ -467,7 +466,21 @@ class RaycastRenderer:
 SPLIT_TRIANGLES = 200_000
 
 
-_INVALID = np.uint32(o3d.t.geometry.RaycastingScene.INVALID_ID)
+#: Open3D's ``RaycastingScene.INVALID_ID`` (no primitive hit): the largest uint32 (checked on import)
+_INVALID = np.uint32(0xFFFFFFFF)
+_O3D = None
+
+
+def _o3d():
+    """Open3D, imported on first use: it takes most of a second to import, and processes
+    that render with the raster backend never need it."""
+    global _O3D
+    if _O3D is None:
+        import open3d
+        if np.uint32(open3d.t.geometry.RaycastingScene.INVALID_ID) != _INVALID:
+            raise RuntimeError("Open3D's RaycastingScene.INVALID_ID is not 2**32 - 1: this Open3D is unsupported")
+        _O3D = open3d
+    return _O3D
 
 
 def _blend(rgb: np.ndarray, color, alpha: float) -> np.ndarray:

@@ -96,6 +96,34 @@ class Goal:
         return False
 
 
+def goal_class(text: str, vocabulary=None) -> str:
+    """The detector class a goal text asks for: the thing named, without article, owner,
+    brand, attribute or spatial relation ("a yellow watering can" -> "watering can",
+    "a pillow on the sofa" -> "pillow", "Tony's helmet" -> "helmet", "a ZUMO cereal box" ->
+    "cereal box").  With a ``vocabulary`` (category names; default: every object kind of the
+    DOZE library) the longest name the phrase ends with; without one, or when none fits,
+    the phrase without its leading colour / material / pattern words.  Raises ValueError for
+    an empty text."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"goal text must be a non-empty string, got {text!r}")
+    phrase = Goal(text).phrase
+    if vocabulary is None:
+        from hazard_sim.tasks.doze.library import KINDS
+        vocabulary = [k.category for k in KINDS.values()]
+    best = None
+    for name in vocabulary:
+        lab = str(name).lower().strip()
+        if lab and (phrase == lab or phrase.endswith(" " + lab)) and (best is None or len(lab) > len(best)):
+            best = lab
+    if best is not None:
+        return best
+    words = phrase.split()
+    attrs = {w.lower() for w in (*COLORS, *MATERIALS, *PATTERNS)}
+    while len(words) > 1 and words[0] in attrs:
+        words = words[1:]
+    return " ".join(words)
+
+
 def color_name(rgb: np.ndarray, names=None) -> list[tuple[float, str]]:
     """Named colours / materials ranked by a shading-invariant fit to the mean of the brightest
     pixels: residual of the best scale s in [0.4, 1.1] of each reference colour."""
@@ -182,6 +210,10 @@ class SearchAgent(abc.ABC):
     """The shared map, memory, goal recognition, planner and controller (see the module doc)."""
 
     name = "search"
+    #: steps a person's depth points stay obstacles in the map; None: for ever, as in L3MVN's
+    #: obstacle map (fused by max over time, never cleared), so a walking person leaves a trail
+    #: of obstacles (the paper's explanation of C-L3MVN's level-3 failures)
+    person_memory: int | None = None
     people_aware = False
     reads_hints = False
     scores_frontiers = False
@@ -237,7 +269,9 @@ class SearchAgent(abc.ABC):
         i_idx, j_idx = self.grid.to_cells(pts[:, :2])
         floor = pts[:, 2] < 0.05
         self.free[i_idx[floor], j_idx[floor]] = True
-        ob = (pts[:, 2] >= 0.05) & (pts[:, 2] < ROBOT_H + 0.05) & ~is_person
+        ob = (pts[:, 2] >= 0.05) & (pts[:, 2] < ROBOT_H + 0.05)
+        if self.person_memory is not None:
+            ob &= ~is_person
         self.obst[i_idx[ob], j_idx[ob]] = True
         pp = is_person & (pts[:, 2] < ROBOT_H + 0.05)
         self.person_seen_at[i_idx[pp], j_idx[pp]] = self.t
@@ -317,8 +351,11 @@ class SearchAgent(abc.ABC):
 
     # -------------------------------------------------------- planning
     def _blocked(self) -> np.ndarray:
-        """Obstacles grown by the robot's radius; people count where seen in the last 10 steps."""
-        b = inflate(self.obst | (self.t - self.person_seen_at <= 10), 0.2, CELL)
+        """Obstacles grown by the robot's radius (people's points: see ``person_memory``)."""
+        obst = self.obst
+        if self.person_memory is not None:
+            obst = obst | (self.t - self.person_seen_at <= self.person_memory)
+        b = inflate(obst, 0.2, CELL)
         b[self.grid.to_cell(self.pose[:2])] = False
         return b
 

@@ -81,3 +81,13 @@ def table_ii(by_level: dict) -> str:
             cells.append(f"| {ours}" + ("" if paper is None else f" ({paper[0]}/{paper[1]}/{paper[2]})"))
         lines.append(f"{a:<10} " + " ".join(cells))
     return "\n".join(lines)
+
+
+def table_iii(by_agent: dict) -> str:
+    """Table III: hint goals (pooled over the levels run), ``by_agent[agent] = aggregate``."""
+    lines = ["DOZE Table III: hint goals, ours (paper), SR / SPL in %", "agent         n     SR    SPL"]
+    for a, r in sorted(by_agent.items()):
+        paper = PAPER_TABLE_III.get(PAPER_NAME.get(a, ""))
+        p = "" if paper is None else f"   ({paper[0]}/{paper[1]})"
+        lines.append(f"{a:<10} {r['episodes']:>4}  {_f(r['sr'])}  {_f(r['spl'])}{p}")
+    return "\n".join(lines)

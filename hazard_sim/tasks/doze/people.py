@@ -20,14 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT
+from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.process import WorldProcess
+from hazard_sim.embodiment.locobot import LoCoBotSpec
 from hazard_sim.navigation.grid import GridSpec, inflate, plan_path, rasterize_boxes
 from hazard_sim.render.mesh import Mesh
 from hazard_sim.tasks.doze.shapes import box, ellipsoid, merge, rod, sphere
 
 PERSON_LABEL = "person"
-PERSON_RADIUS = 0.2          # m, the body's half width (shoulders)
-WALK_SPEED = 1.0             # m/s
+PERSON_RADIUS = 0.23         # m, half an adult's shoulder breadth (0.40-0.46 m) with the arms
+ROBOT_RADIUS = LoCoBotSpec().radius
+WALK_SPEED = 1.2             # m/s, adults' comfortable walking speed indoors (1.2-1.4 m/s outdoors)
+DOORWAY_GOALS = 0.5          # level 3: share of walking goals in doorways
 PERSON_ID_BASE = EFFECT_ID_BASE   # person k has instance id 900 + k
 DENSITY = (4.0, 6.0)         # people per 100 m^2 of navigable area (levels 2, 3)
 SKIN = ((240, 200, 170), (200, 150, 110), (140, 95, 65), (90, 60, 40))
@@ -135,6 +139,7 @@ class PeopleProcess(WorldProcess):
     people (None: from the density); ``goal_xy`` where level 1's people stand around."""
 
     name = "people"
+    solid = True            # a body cannot pass through a person: MoveAhead / cmd_vel into one is blocked
 
     def __init__(self, scene, level: int, rng, people: int | None = None, goal_xy=None, navigable_m2=None,
                  route_seed=0, avoid_xy=None):
@@ -144,9 +149,10 @@ class PeopleProcess(WorldProcess):
         self.rng = rng
         self.grid = GridSpec(scene.bounds, 0.1)
         solid = rasterize_boxes(self.grid, [p.box for p in scene.solids()])
-        self.blocked = inflate(solid, PERSON_RADIUS + 0.05, 0.1)
+        self.blocked = inflate(solid, PERSON_RADIUS + 0.1, 0.1)      # the body clear of solids on a 0.1 m grid
         free_cells = np.argwhere(~self.blocked)
         self.free_xy = np.array([self.grid.to_world(c) for c in free_cells])
+        self.doorway_xy = self._doorways(scene, free_cells)
         if navigable_m2 is None:
             navigable_m2 = float((~self.blocked).sum() * 0.01)
         n = people_count(navigable_m2, rng) if people is None else int(people)
@@ -198,6 +204,36 @@ class PeopleProcess(WorldProcess):
             ok = np.argsort(d)[:20]
         return self.free_xy[int(ok[int(rng.integers(len(ok)))])].copy()
 
+    def _doorways(self, scene, free_cells) -> np.ndarray:
+        """(K, 2) free points in doorways: free cells with cells of two rooms within 0.3 m."""
+        rooms = getattr(scene, "rooms", None) or []
+        if len(rooms) < 2 or not len(free_cells):
+            return np.zeros((0, 2))
+        xy = np.array([self.grid.to_world(c) for c in free_cells])
+        room = np.full(len(xy), -1)
+        for k, (_, (x0, y0, x1, y1)) in enumerate(rooms):
+            room[(xy[:, 0] >= x0) & (xy[:, 0] < x1) & (xy[:, 1] >= y0) & (xy[:, 1] < y1)] = k
+        grid_room = np.full(self.grid.shape, -1)
+        grid_room[free_cells[:, 0], free_cells[:, 1]] = room
+        r = 3
+        pad = np.pad(grid_room, r, constant_values=-1)
+        lo = np.full(self.grid.shape, 10 ** 6)
+        hi = np.full(self.grid.shape, -1)
+        for di in range(-r, r + 1):
+            for dj in range(-r, r + 1):
+                win = pad[r + di:r + di + self.grid.shape[0], r + dj:r + dj + self.grid.shape[1]]
+                lo = np.where(win >= 0, np.minimum(lo, win), lo)
+                hi = np.maximum(hi, win)
+        door = (lo < hi) & (grid_room >= 0)
+        return np.array([self.grid.to_world(c) for c in np.argwhere(door)]).reshape(-1, 2)
+
+    def _walk_goal(self) -> np.ndarray:
+        """Level 3's next goal: half the time a doorway (people go from room to room and stop
+        in doors), else any free point."""
+        if len(self.doorway_xy) and self.rng.random() < DOORWAY_GOALS:
+            return self.doorway_xy[int(self.rng.integers(len(self.doorway_xy)))].copy()
+        return self._free_point(self.rng)
+
     def _route(self, a, b) -> list:
         path = plan_path(self.blocked, self.grid.to_cell(a), [self.grid.to_cell(b)])
         if not path:
@@ -221,7 +257,7 @@ class PeopleProcess(WorldProcess):
                 if p.mode == "fixed":
                     goal = p.waypoints[p.target]
                 else:
-                    goal = self._free_point(self.rng)
+                    goal = self._walk_goal()
                 p.route = self._route(p.xy, goal)
                 if not p.route:
                     p.pause = 5
@@ -260,7 +296,7 @@ class PeopleProcess(WorldProcess):
         return float(d.min() - radius - PERSON_RADIUS)
 
     def body_blocked(self, xy) -> bool:
-        return self.clearance(xy, 0.18) < 0.0
+        return self.clearance(xy, ROBOT_RADIUS) < 0.0
 
     def no_go_points(self) -> np.ndarray:
         return self.positions()
@@ -276,3 +312,15 @@ class PeopleProcess(WorldProcess):
 
     def labels(self) -> dict[int, str]:
         return {p.id: PERSON_LABEL for p in self.people}
+
+    def markers(self) -> list:
+        """Each person as an upright cylinder (their collision radius, their height, their
+        shirt's colour), facing their heading: for displays and ground-truth consumers."""
+        out = []
+        for p in self.people:
+            c, s = math.cos(p.yaw), math.sin(p.yaw)
+            rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+            out.append(WorldMarker(p.id, PERSON_LABEL, np.array([p.xy[0], p.xy[1], p.height / 2]),
+                                   (2 * PERSON_RADIUS, 2 * PERSON_RADIUS, p.height), tuple(p.colors[1]),
+                                   "cylinder", rot))
+        return out

@@ -537,7 +537,8 @@ def _frame_mesh(b: Board):
 
 
 def _board_texture(lines) -> np.ndarray:
-    return text_texture(list(lines), width=720, height=480, font_size=56, margin=28, line_spacing=1.35)
+    # letters as large as people write on whiteboards: 8 cm capitals (72 px of a 720 px / 1.2 m board)
+    return text_texture(list(lines), width=720, height=480, font_size=72, margin=28, line_spacing=1.3)
 
 
 HINT_TEMPLATES = ("{owner}, your {kind} is {rel} the {furn}.",)
@@ -546,7 +547,7 @@ NOTES = (("Team meeting", "on Friday at 3 pm."), ("Buy milk, eggs", "and fresh b
          ("Dinner at 7 pm.", "Pasta tonight!"), ("Recycling goes out", "on Tuesday."))
 
 
-def _wrap(text: str, width: int = 22) -> tuple[str, ...]:
+def _wrap(text: str, width: int = 19) -> tuple[str, ...]:
     words, lines, cur = text.split(), [], ""
     for w_ in words:
         if cur and len(cur) + 1 + len(w_) > width:

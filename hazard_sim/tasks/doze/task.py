@@ -14,11 +14,10 @@ people walk.  A MoveAhead into a wall, furniture or a person stops (status
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from gymnasium import spaces
 
+from hazard_sim.core.embodiment import Twist
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
 from hazard_sim.core.task import Measure, Task
 
@@ -57,6 +56,8 @@ class ObjectNavTask(Task):
         self.collisions = 0
         self.collided_last = False
         self.blocked = 0
+        self.blocked_frame = False
+        self._win_frames, self._win_hit, self._win_blocked = 0, False, False
 
     def action_space(self):
         return spaces.Discrete(len(ACTIONS))
@@ -84,36 +85,55 @@ class ObjectNavTask(Task):
         ppl = self.people(env)
         return ppl is not None and ppl.clearance(env.agent.xy, env.agent.radius) <= COLLISION_DISTANCE
 
-    def execute(self, env, act) -> Outcome:
+    # A step is ``frames_per_action`` frames of driving (0.5 s): MoveAhead / RotateX drive
+    # the body through ``env.drive`` (the same path as a ROS cmd_vel), and every frame of
+    # driving, by an action or by cmd_vel, is followed here (``after_drive``): a collision or
+    # a blocked move in any frame of a step counts once for that step.
+    def after_drive(self, env, result) -> None:
+        self._win_frames += 1
+        self._win_hit = self._win_hit or self._check_collision(env)
+        self._win_blocked = self._win_blocked or bool(result.bumped)
+        self.blocked_frame = bool(result.bumped)
+        if self._win_frames >= env.agent.spec.frames_per_action:
+            self._close_step()
+
+    def _close_step(self) -> None:
+        if self._win_frames == 0:
+            return
         self.steps += 1
+        self._count(self._win_hit)
+        self.blocked += int(self._win_blocked)
+        self._win_frames, self._win_hit, self._win_blocked = 0, False, False
+
+    def pending_step(self) -> int:
+        """1 while a step of driving (by cmd_vel) is under way, else 0."""
+        return int(self._win_frames > 0)
+
+    def twist(self, env, act) -> Twist:
+        """The velocity command of a motion action at the body's limits."""
+        lim = env.agent.spec.limits()
+        if act == "MoveAhead":
+            return Twist(vx=lim.linear)
+        return Twist(wz=lim.angular if act == "RotateLeft" else -lim.angular)
+
+    def execute(self, env, act) -> Outcome:
+        self._close_step()                  # a step of cmd_vel driving under way ends here
         if act == "Done":
+            self.steps += 1
             self.said_done = True
             env.advance(1)
             self._count(self._check_collision(env))
             return OK
-        spec = env.agent.spec
-        n = spec.frames_per_action
-        ppl = self.people(env)
+        cmd = self.twist(env, act)
         blocked = False
-        hit = False
-        for _ in range(n):
-            if not env.advance(1):
+        for _ in range(env.agent.spec.frames_per_action):
+            r = env.drive(cmd)
+            if not r.advanced:
                 break
-            if act == "MoveAhead":
-                if not blocked:
-                    d = spec.move_step / n
-                    nxt = env.agent.xy + d * np.array([math.cos(env.agent.yaw), math.sin(env.agent.yaw)])
-                    free = env.is_free(nxt) and (ppl is None or ppl.clearance(nxt, env.agent.radius) >= 0.0)
-                    m = env.agent.step_to(nxt, lambda xy, ok=free: ok)
-                    blocked = not m.moved
-            else:
-                sgn = 1.0 if act == "RotateLeft" else -1.0
-                env.agent.yaw = float((env.agent.yaw + sgn * math.radians(spec.turn_step_deg) / n + math.pi)
-                                      % (2 * math.pi) - math.pi)
-            hit = hit or self._check_collision(env)
-        self._count(hit)
+            if r.bumped:                    # a MoveAhead into an obstacle stops there (AI2-THOR)
+                blocked, cmd = True, Twist()
+        self._close_step()                  # at the frame limit the step ends early
         if blocked:
-            self.blocked += 1
             return fail(Status.BLOCKED, "MoveAhead blocked by an obstacle or a person")
         return OK
 
@@ -132,7 +152,10 @@ class ObjectNavTask(Task):
                 "success_distance": SUCCESS_DISTANCE, "max_steps": env.spec_b.max_steps}
 
     def info(self, env) -> dict:
-        return {"goal": self.goal_text, "collided": self.collided_last, "steps": self.steps}
+        # blocked_frame: the last frame of driving was blocked (a ROS client driving the
+        # discrete actions by cmd_vel stops for the rest of the step, as MoveAhead does)
+        return {"goal": self.goal_text, "collided": self.collided_last, "steps": self.steps + self.pending_step(),
+                "blocked_frame": self.blocked_frame}
 
     def distance_to_goal(self, env) -> float:
         return float(np.linalg.norm(self.goal_xy - env.agent.xy, axis=1).min())
@@ -155,7 +178,7 @@ class ObjectNavMeasure(Measure):
         shortest = float(env.spec_dict["shortest_path_length"])
         path = float(env.agent.path_length)
         spl = success * shortest / max(path, shortest) if shortest > 0 else float(success)
-        steps = t.steps
+        steps = t.steps + t.pending_step()
         return {"success": success, "spl": round(float(spl), 6), "collisions": int(t.collisions), "steps": steps,
                 "cr": round(t.collisions / steps, 6) if steps else 0.0, "distance_to_goal": round(d, 4),
                 "path_length": round(path, 4), "shortest_path_length": round(shortest, 4),

@@ -241,6 +241,32 @@ class EsarTask(Task):
             self.victim_reports.append((pos, t))
         return "; ".join(msg)
 
+    def report(self, env, items) -> str:
+        """Reports that come without a flight action (the ROS sim node's ``report`` topic):
+        ``items`` = (class, position (2,) or (3,), score) with class ``victim`` (a position
+        estimate) or a clue class (``tent`` or ``clue:tent``). Recorded at the current time
+        under the same caps as an action's; returns the caps' note ('' when all were taken).
+        Raises ``ActionError`` (a ValueError) for an unknown class or a bad position."""
+        clues, victims = [], []
+        for cls, pos, *_ in items:
+            name = str(cls)
+            pos = [float(v) for v in np.asarray(pos, float).ravel()]
+            if name == "victim":
+                victims.append(pos)
+            else:
+                clues.append({"class": name[len("clue:"):] if name.startswith("clue:") else name, "position": pos})
+        return self._record(env, parse_action({"action": "hover", "clues": clues, "victims": victims}))
+
+    def reported_items(self) -> list:
+        """Every report kept so far as plain items (``id``, ``label`` = ``victim`` or
+        ``clue:<class>``, ``position``, ``size``, ``time_s``): victims 0.., clues 1000.."""
+        from types import SimpleNamespace
+        out = [SimpleNamespace(id=k, label="victim", position=_pad3(p), size=(2.0, 2.0, 2.0), time_s=t)
+               for k, (p, t) in enumerate(self.victim_reports)]
+        out += [SimpleNamespace(id=1000 + k, label=f"clue:{c}", position=_pad3(p), size=(1.0, 1.0, 1.0), time_s=t)
+                for k, (c, p, t) in enumerate(self.clue_reports)]
+        return out
+
     def execute(self, env, act: EsarAction) -> Outcome:
         note = self._record(env, act)
         out = self._fly(env, act)
@@ -302,6 +328,8 @@ class EsarTask(Task):
                 "time_of_day": ep["time_of_day"], "clue_classes": list(CLUES), "bounds": list(t.bounds),
                 "ceiling": env.agent.ceiling,
                 "trails": [[round(float(x), 1), round(float(y), 1)] for x, y in t.trail[::4]],
+                # what a detector looks for: segmentation label -> text prompt (open-vocabulary detectors)
+                "detect_classes": dict({"victim": "person"}, **{f"clue:{c}": c.replace("_", " ") for c in CLUES}),
                 "briefing": f"{self.n_victims} missing person(s) on the {ep['map']} map, last known position "
                             f"{ep.get('lkp')}; report clues and locate them within {self.t_max:.0f} s."}
 

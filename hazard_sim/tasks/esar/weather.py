@@ -23,16 +23,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.process import WorldProcess
 from hazard_sim.render.effects import RenderEffects
+from hazard_sim.render.mesh import heightfield_mesh
 from hazard_sim.tasks.esar.look import (
     LOD_LEVELS,
     SCENE_LABELS,
+    TERRAIN_ID,
+    WATER_ID,
     GroundLook,
     base_colors,
     ground_colors,
     lod_terrain,
     obstacle_meshes,
+    water_mesh,
 )
 
 
@@ -54,6 +59,7 @@ class Weather:
     wind: tuple = (0.0, 4.0)   # m/s range of the mean wind
 
 
+MARKER_SAMPLES = 96         # most terrain samples a side of the display marker has
 _ALL = ("alpine", "desert", "snowy_peak", "coastal")
 WEATHERS: dict[str, Weather] = {w.name: w for w in (
     Weather("clear", math.inf, 1.00, 0.00, wind=(0, 3)),
@@ -260,6 +266,7 @@ class TerrainView(WorldProcess):
         self.anchor = None
         self._meshes = []
         self.step = 16 * terrain.spacing
+        self._marker = None
 
     def view_from(self, position) -> None:
         a = (int(round(position[0] / self.step)), int(round(position[1] / self.step)))
@@ -278,6 +285,25 @@ class TerrainView(WorldProcess):
 
     def labels(self) -> dict[int, str]:
         return dict(SCENE_LABELS)
+
+    def markers(self) -> list:
+        """The terrain as one static triangle-mesh marker in the weather's ground colours (and
+        the sea as a flat one where the map has a sea),
+        every ``k``-th sample so that a side has at most ``MARKER_SAMPLES`` samples (a
+        display's terrain: 2 km maps every 2nd sample, 24 m; the 5 km map every 5th, 60 m)."""
+        if self._marker is None:
+            t = self.terrain
+            k = max(1, int(math.ceil(max(t.heights.shape) / MARKER_SAMPLES)))
+            m = heightfield_mesh(t.heights[::k, ::k], (0.0, 0.0), t.spacing * k, colors=self.colors[::k, ::k],
+                                 id=TERRAIN_ID)
+            self._marker = WorldMarker(TERRAIN_ID, SCENE_LABELS[TERRAIN_ID], np.zeros(3), (1.0, 1.0, 1.0),
+                                       (128, 128, 128), "mesh", static=True, vertices=m.vertices,
+                                       faces=m.triangles, vertex_colors=m.colors)
+            sea = water_mesh(t)
+            self._sea = None if sea is None else WorldMarker(
+                WATER_ID, SCENE_LABELS[WATER_ID], np.zeros(3), (1.0, 1.0, 1.0), tuple(int(c) for c in sea.colors[0]),
+                "mesh", static=True, vertices=sea.vertices, faces=sea.triangles)
+        return [self._marker] + ([self._sea] if self._sea is not None else [])
 
 
 _BASE: dict[int, np.ndarray] = {}

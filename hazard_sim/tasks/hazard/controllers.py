@@ -24,11 +24,11 @@ import numpy as np
 
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
 from hazard_sim.geometry import wrap_angle
+from hazard_sim.navigation import gait
+from hazard_sim.navigation.gait import ARRIVE_GAP, WALK_TO_MAX_FRAMES, Walk, arrival_gap, walk_step
 from hazard_sim.navigation.grid import plan_path, release_start, simplify_path
 from hazard_sim.navigation.stand_off import stand_off_cells
 
-WALK_TO_MAX_FRAMES = 100
-ARRIVE_GAP = 0.5          # walk_to arrives when the body is within 0.5 m of the object
 EXPLORE_TURNS, EXPLORE_DEG = 12, 30.0
 CART_REACH = 1.0          # gap between body and cart for a drop into the cart
 TIME_UP = "frame limit reached"
@@ -149,19 +149,18 @@ def _step_length(env) -> float:
 
 
 def turn_frames(env, delta_rad: float) -> int:
-    return int(math.ceil(abs(math.degrees(delta_rad)) / env.agent.spec.turn_per_frame_deg - 1e-9))
+    return gait.turn_frames(delta_rad, env.agent.spec.turn_per_frame_deg)
 
 
 def turn(env, delta_rad: float) -> int:
-    """Turn in place by ``delta_rad`` at the body's turn rate; returns the frames used."""
-    frames = turn_frames(env, delta_rad)
-    start = env.agent.yaw
+    """Turn in place by ``delta_rad`` at the body's turn rate (the gait's
+    :func:`~hazard_sim.navigation.gait.turn_headings`); returns the frames used."""
     done = 0
-    for k in range(frames):
+    for yaw in gait.turn_headings(env.agent.yaw, delta_rad, turn_frames(env, delta_rad)):
         if not env.advance(1):
             break
         done += 1
-        env.agent.yaw = wrap_angle(start + delta_rad * (k + 1) / frames)
+        env.agent.yaw = yaw
     return done
 
 
@@ -236,20 +235,24 @@ class EnvLocomotion(Locomotion):
         return OK
 
     def walk_near(self, target):
+        """The gait's walk (:mod:`hazard_sim.navigation.gait`): A* on the body's own map to
+        the stand-off cells, replanned every 10 frames and after a bump; every frame the body
+        heads for the next waypoint and steps towards it; a camera frame every
+        ``render_every`` frames of walking."""
         env = self.env
         target_id, target = target.id, target.thing
         body, grid = env.agent, env.grid
-        path, frames, replan_at = None, 0, 0
+        walk, frames = Walk(), 0
         while frames < WALK_TO_MAX_FRAMES:
             goal = target.box.center[:2]
             r = float(np.hypot(*target.box.half[:2]))
-            gap = float(np.linalg.norm(goal - body.xy)) - r - body.radius
+            gap = arrival_gap(body.xy, body.radius, goal, r)
             if gap <= ARRIVE_GAP:
                 face(env, goal)
                 return OK
             if env.out_of_time:
                 return fail(Status.TIME_UP, TIME_UP)
-            if path is None or frames >= replan_at:
+            if walk.due(frames):
                 start = grid.to_cell(body.xy)
                 blocked = release_start(env.memory_map.blocked(), env.memory_map.obstacles(), start,
                                         body.radius, grid.resolution)
@@ -266,25 +269,18 @@ class EnvLocomotion(Locomotion):
                     face(env, goal)
                     return Outcome(Status.SUCCEEDED, f"stopped {gap + ARRIVE_GAP:.2f} m from the object: "
                                                      f"furniture in the way")
-                path = list(simplify_path(grid, cells)[1:]) or [grid.to_world(cells[-1])]
-                replan_at = frames + 10
-            waypoint = path[0]
-            d = waypoint - body.xy
-            dist = float(np.linalg.norm(d))
-            step = _step_length(env)
+                walk.set_path(list(simplify_path(grid, cells)[1:]) or [grid.to_world(cells[-1])], frames)
+            heading, offset = walk_step(body.xy, walk.waypoint, _step_length(env))
             if not env.advance(1):
                 return fail(Status.TIME_UP, TIME_UP)
             frames += 1
-            if dist > 1e-6:
-                body.yaw = math.atan2(d[1], d[0])
-                if not env.move_body(body.xy + d / dist * min(step, dist)):
-                    path = None
+            if heading is not None:
+                body.yaw = heading
+                if not env.move_body(body.xy + offset):
+                    walk.moved(body.xy, False)
                     continue
-            if np.linalg.norm(waypoint - body.xy) < 1e-3:
-                path.pop(0)
-                if not path:
-                    path = None
-            if frames % env.render_every == 0:
+            walk.moved(body.xy, True)
+            if gait.observes_at(frames, env.render_every):
                 env.observe()
         left = float(np.linalg.norm(target.box.center[:2] - body.xy))
         return fail(Status.NOT_ARRIVED, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)")

@@ -1,0 +1,402 @@
+"""Bad ROS messages never crash a node, never skew a result.
+
+* The guards (:mod:`hazard_ros.msg_guards`) on the probes of the robustness issue: a
+  Detection3DArray with a NaN centre, a task with ``"targets": 7``, a status with
+  ``"rescued_ids": 5``, odometry stamped in the future or jumping, NaN transforms.
+* In-process fuzz: every node of the HAZARD launch (sim, perception, mapping, navigation,
+  decision) built on one context; hypothesis draws messages of each subscribed topic's type
+  (NaN / inf / huge numbers, wrong-typed JSON fields, empty and huge arrays) and hands them
+  to the subscription's callback exactly as the executor would, and calls every service;
+  no callback may raise, and the simulated robot stays finite.
+* Over DDS: the launch (every node its own process, lock-step) runs a short fire episode
+  while malformed messages are published on every non-control topic; every node stays
+  up, and the metrics equal those of the same episode without them.
+
+``-m fuzz`` runs a deeper variant of the in-process fuzz (many more examples).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+try:
+    import rclpy
+    from builtin_interfaces.msg import Time
+    from geometry_msgs.msg import TransformStamped
+    from nav_msgs.msg import Odometry
+    from rclpy.context import Context
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import String
+    from tf2_msgs.msg import TFMessage
+    from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
+except Exception as exc:  # ImportError, or OSError from a missing shared library
+    pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc}); run `bash scripts/setup_ros.sh`",
+                allow_module_level=True)
+
+import ros_fuzz  # noqa: E402
+
+from hazard_ros import msg_guards as mg  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_TIME_LIMIT_S = 240
+SKIP_TOPICS = {"/clock"}          # rclpy's own TimeSource, not a node callback
+
+
+# ============================================================================ the guards on the probes
+class FakeClock:
+    def __init__(self, ns):
+        self.ns = ns
+
+    def now(self):
+        return type("T", (), {"nanoseconds": self.ns})()
+
+
+class FakeNode:
+    """Enough of a node for a Guard: a clock and a logger that records warnings."""
+
+    def __init__(self, now_ns=100 * 10 ** 9):
+        self.clock, self.warnings = FakeClock(now_ns), []
+
+    def get_clock(self):
+        return self.clock
+
+    def get_logger(self):
+        node = self
+
+        class Log:
+            def warning(self, text):
+                node.warnings.append(text)
+        return Log()
+
+
+def _odom(x, y, sec, nsec=0, frame="odom", child="base_link"):
+    m = Odometry()
+    m.header.frame_id, m.child_frame_id = frame, child
+    m.header.stamp = Time(sec=sec, nanosec=nsec)
+    m.pose.pose.position.x, m.pose.pose.position.y = float(x), float(y)
+    m.pose.pose.orientation.w = 1.0
+    return m
+
+
+def _detections(*centres):
+    arr = Detection3DArray()
+    arr.header.frame_id = "map"
+    for i, c in enumerate(centres):
+        d = Detection3D()
+        d.id = str(1000 + i)
+        d.bbox.center.position.x, d.bbox.center.position.y, d.bbox.center.position.z = c
+        d.bbox.center.orientation.w = 1.0
+        d.bbox.size.x = d.bbox.size.y = d.bbox.size.z = 0.3
+        h = ObjectHypothesisWithPose()
+        h.hypothesis.class_id, h.hypothesis.score = "backpack", 0.9
+        d.results.append(h)
+        arr.detections.append(d)
+    return arr
+
+
+def test_probes_of_the_issue_are_dropped_with_a_reason():
+    node = FakeNode()
+    g = mg.Guard(node, warn_period_s=0.0)
+    good = g.detections("detections_3d", _detections((1.0, 2.0, 0.5), (math.nan, 0.0, 0.0), (1e300, 0, 0)))
+    assert len(good) == 1 and good[0].id == "1000"
+    assert "detection 1" in node.warnings[-1] and "not finite" in node.warnings[-1]
+    assert g.json("task", String(data='{"hazard": "fire", "targets": 7, "bounds": [0, 0, 1, 1]}'),
+                  mg.TASK_FIELDS) is None
+    assert "targets must be a list" in node.warnings[-1]
+    assert g.json("episode/status", String(data='{"rescued_ids": 5}'), mg.STATUS_FIELDS) is None
+    assert g.json("episode/status", String(data='{"held": 1003, "rescued_ids": [5.5]}'), mg.STATUS_FIELDS) is None
+    assert g.json("episode/status", String(data='{"held": true}'), mg.STATUS_FIELDS) is None
+    ok = g.json("episode/status", String(data='{"held": null, "rescued_ids": [1003], "frame": 7}'), mg.STATUS_FIELDS)
+    assert ok == {"held": None, "rescued_ids": [1003], "frame": 7}
+    for text in ("[1, 2]", "42", "nope", "[" * 100_000 + "]" * 100_000):
+        assert g.json("task", String(data=text), mg.TASK_FIELDS) is None
+    with pytest.raises(mg.Rejected, match="lacks frames"):
+        mg.parse_json('{"value_rate": 1.0}', mg.METRICS_FIELDS, "episode/metrics", mg.METRICS_REQUIRED)
+
+
+def test_odometry_future_stale_nan_and_jumps_are_rejected_but_a_new_track_is_adopted():
+    node = FakeNode(now_ns=100 * 10 ** 9)                        # the clock at 100 s
+    g = mg.Guard(node, warn_period_s=0.0)
+    assert g.odometry("odom", _odom(1.0, 1.0, 99))
+    assert not g.odometry("odom", _odom(1.1, 1.0, 500))          # future-stamped
+    assert "in the future" in node.warnings[-1]
+    assert not g.odometry("odom", _odom(math.nan, 1.0, 99, 5))   # NaN
+    assert not g.odometry("odom", _odom(50.0, 1.0, 99, 100_000_000))   # 49 m in 0.1 s
+    assert "implausible jump" in node.warnings[-1]
+    assert not g.odometry("odom", _odom(1.0, 1.0, 90))           # 9 s older than the newest
+    assert "stale" in node.warnings[-1]
+    bad_q = _odom(1.0, 1.0, 99, 200_000_000)
+    bad_q.pose.pose.orientation.w = 0.0
+    assert not g.odometry("odom", bad_q)
+    assert g.odometry("odom", _odom(1.2, 1.0, 99, 300_000_000))  # the real stream goes on
+    # a reset (new episode: stamps back to 0, another start): adopted after a few agreeing poses
+    results = [g.odometry("odom", _odom(-3.0, 2.0, 0, k * 100_000_000)) for k in range(5)]
+    assert results == [False, False, True, True, True]
+    # warnings are throttled: one per topic per period, with the count since
+    node2 = FakeNode()
+    g2 = mg.Guard(node2)
+    for _ in range(50):
+        g2.odometry("odom", _odom(math.inf, 0.0, 1))
+    assert len(node2.warnings) == 1 and g2.dropped["odom"] == 50
+
+
+def test_transforms_are_checked_one_by_one():
+    g = mg.Guard(FakeNode())
+    msg = TFMessage()
+    for x, child in ((1.0, "base_link"), (math.nan, "camera"), (2.0, "")):
+        t = TransformStamped()
+        t.header.frame_id, t.child_frame_id = "odom", child
+        t.header.stamp = Time(sec=99)
+        t.transform.translation.x = x
+        t.transform.rotation.w = 1.0
+        msg.transforms.append(t)
+    good = g.transforms("/tf", msg)
+    assert [t.child_frame_id for t in good] == ["base_link", ""]    # an empty child: the TF buffer says why
+    assert g.dropped["/tf"] == 1
+
+
+@given(ros_fuzz.message(Detection3DArray))
+@settings(max_examples=40, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+def test_guards_never_raise_on_any_message(msg):
+    g = mg.Guard(FakeNode())
+    got = g.detections("detections_3d", msg)
+    assert got is None or all(math.isfinite(d.bbox.center.position.x) for d in got)
+
+
+# ============================================================================ every node, in-process
+@pytest.fixture(scope="module")
+def hazard_nodes():
+    """The nodes of the HAZARD launch on one context (no executor: the test calls their
+    callbacks the way the executor does)."""
+    from hazard_ros.sim_node import SimNode
+    from perception_node.mapping_node import MappingNode
+    from perception_node.perception_node import PerceptionNode
+    from planner_node.decision_node import DecisionNode
+    from planner_node.navigation_node import NavigationNode
+
+    context = Context()
+    rclpy.init(context=context, domain_id=random.SystemRandom().randint(1, 101))
+    lock = [Parameter("lockstep", value=True)]
+    nodes = {
+        "sim_node": SimNode(context=context, parameter_overrides=lock + [
+            Parameter("task", value="fire"), Parameter("camera_width", value=64), Parameter("camera_height", value=48),
+            Parameter("lidar_rate", value=0.0), Parameter("gps_rate", value=0.0), Parameter("imu_rate", value=0.0)]),
+        "perception_node": PerceptionNode(context=context, parameter_overrides=lock),
+        "mapping_node": MappingNode(context=context, parameter_overrides=lock),
+        "navigation_node": NavigationNode(context=context, parameter_overrides=lock),
+        "decision_node": DecisionNode(context=context, parameter_overrides=lock + [Parameter("agent", value="greedy")]),
+    }
+    yield nodes
+    for n in nodes.values():
+        n.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def _targets(nodes):
+    """(node name, topic, message class, callback) of every subscription, and
+    (node name, service, request class, callback) of every service."""
+    subs, srvs = [], []
+    for name, node in nodes.items():
+        for s in node.subscriptions:
+            if s.topic_name not in SKIP_TOPICS:
+                subs.append((name, s.topic_name, s.msg_type, s.callback))
+        for s in node.services:
+            if not s.srv_name.endswith(("_parameters", "_parameter_types", "describe_parameters",
+                                        "list_parameters", "get_type_description")):
+                srvs.append((name, s.srv_name, s.srv_type, s.callback))
+    return subs, srvs
+
+
+def _fuzz_nodes(nodes, examples: int) -> dict:
+    subs, srvs = _targets(nodes)
+    assert {t for _, t, _, _ in subs} >= {"/cmd_vel", "/odom", "/tf", "/tf_static", "/task", "/episode/status",
+                                          "/detections_3d", "/map", "/camera/depth/image_raw"}
+    assert {s for _, s, _, _ in srvs} >= {"/pick_up", "/drop", "/sim/step"}
+    tried = {"messages": 0, "service_calls": 0}
+    sim = nodes["sim_node"]
+
+    for name, topic, cls, callback in subs:
+        @given(ros_fuzz.message(cls))
+        @settings(max_examples=examples, deadline=None, database=None,
+                  suppress_health_check=list(HealthCheck))
+        def feed(msg):
+            try:
+                callback(msg)
+            except Exception as exc:       # name the node and topic in the failure
+                raise AssertionError(f"{name} crashed on {topic}: {type(exc).__name__}: {exc}") from exc
+            tried["messages"] += 1
+        feed()
+    for name, service, srv, callback in srvs:
+        for _ in range(3):
+            resp = callback(srv.Request(), srv.Response())
+            assert isinstance(resp.message, str), (name, service)
+            tried["service_calls"] += 1
+    for _ in range(5):                         # the robot after whatever cmd_vel got through
+        sim._advance_frame()
+    state = np.concatenate([np.ravel(sim.env.agent.xy), [sim.env.agent.yaw]])
+    assert np.all(np.isfinite(state)), state
+    for e in sim.env.world.in_scene():
+        assert np.all(np.isfinite(e.box.center)), e
+    return tried
+
+
+def test_every_subscription_and_service_of_every_node_survives_fuzzing(hazard_nodes):
+    tried = _fuzz_nodes(hazard_nodes, examples=25)
+    print(f"fuzz: {tried['messages']} messages, {tried['service_calls']} service calls")
+    assert tried["messages"] > 200
+
+
+@pytest.mark.fuzz
+def test_deep_fuzz_of_every_node(hazard_nodes, request):
+    if "fuzz" not in (request.config.option.markexpr or ""):
+        pytest.skip("the deep fuzz runs with -m fuzz")
+    t0 = time.monotonic()
+    tried = _fuzz_nodes(hazard_nodes, examples=int(os.environ.get("HAZARD_FUZZ_EXAMPLES", "600")))
+    print(f"deep fuzz: {tried['messages']} messages, {tried['service_calls']} service calls "
+          f"in {time.monotonic() - t0:.0f} s")
+
+
+# ============================================================================ over DDS, the launch
+def _malformed(rng: random.Random, now_s: float):
+    """(topic, message) pairs that every guard must drop: a defect in each."""
+    from nav_msgs.msg import OccupancyGrid
+    from sensor_msgs.msg import CameraInfo, Image
+    bad = rng.choice([math.nan, math.inf, -math.inf, 1e300])
+    future = Time(sec=int(now_s) + 10_000 + rng.randrange(10 ** 6))
+    now = Time(sec=int(now_s))
+    kind = rng.randrange(12)
+    if kind == 0:
+        return "detections_3d", _detections((bad, 1.0, 0.5))
+    if kind == 1:
+        m = _odom(bad, 0.0, int(now_s))
+        return "odom", m
+    if kind == 2:
+        m = _odom(0.0, 0.0, 0)
+        m.header.stamp = future
+        return "odom", m
+    if kind == 3:
+        msg = TFMessage()
+        t = TransformStamped()
+        t.header.frame_id, t.child_frame_id, t.header.stamp = "odom", "base_link", future
+        t.transform.rotation.w = 1.0
+        msg.transforms.append(t)
+        return "/tf", msg
+    if kind == 4:
+        msg = TFMessage()
+        t = TransformStamped()
+        t.header.frame_id, t.child_frame_id, t.header.stamp = "base_link", "camera_link", now
+        t.transform.translation.z = bad
+        t.transform.rotation.w = 1.0
+        msg.transforms.append(t)
+        return rng.choice(["/tf", "/tf_static"]), msg
+    if kind == 5:
+        field, value = rng.choice([("targets", 7), ("bounds", [0, 0, 1]), ("frame_dt", "x"),
+                                   ("sensor_periods", {"camera": 0}), ("map_resolution", -1)])
+        return "task", String(data=json.dumps({"hazard": "fire", field: value}))
+    if kind == 6:
+        field, value = rng.choice([("rescued_ids", 5), ("held", "x"), ("frame", -3), ("done", "yes")])
+        return "episode/status", String(data=json.dumps({field: value}))
+    if kind == 7:
+        return rng.choice(["task", "episode/status", "episode/metrics"]), String(
+            data=rng.choice(["[1]", "42", "not json", "[" * 3000 + "]" * 3000, '{"value_rate": 1.0}']))
+    if kind == 8:
+        img = Image(height=48, width=64, encoding=rng.choice(["32FC1", "rgb8", "16UC1"]), step=64 * 4)
+        img.header.stamp, img.data = (future, [0] * 100) if rng.random() < 0.5 else (now, [0] * 7)
+        return rng.choice(["camera/depth/image_raw", "camera/color/image_raw", "camera/segmentation/image_raw",
+                           "hazard/temperature/image_raw"]), img
+    if kind == 9:
+        info = CameraInfo(width=64, height=48)
+        info.header.stamp = now
+        info.k = [bad, 0.0, 32.0, 0.0, 50.0, 24.0, 0.0, 0.0, 1.0]
+        return "camera/color/camera_info", info
+    if kind == 10:
+        m = OccupancyGrid()
+        m.header.stamp = now
+        m.info.width, m.info.height, m.info.resolution = 10, 10, bad
+        m.data = [0] * 100
+        return "map", m
+    m = OccupancyGrid()
+    m.header.stamp = future
+    m.info.width, m.info.height, m.info.resolution = 10, 10, 0.1
+    m.data = [0] * 99
+    return "map", m
+
+
+def _launch(tmp_path, name, fuzz: bool, frames: int):
+    env = dict(os.environ, ROS_DOMAIN_ID=str(random.SystemRandom().randint(1, 101)),
+               ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", PYTHONUNBUFFERED="1")
+    out = tmp_path / f"{name}.json"
+    cmd = [sys.executable, "-m", "hazard_ros.launcher", "--metrics-out", str(out),
+           str(REPO / "launch" / "hazard.launch.yaml"), "task:=fire", "episode:=0", "agent:=greedy",
+           f"frame_limit:={frames}", "camera_width:=96", "camera_height:=72"]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    stats = {"published": 0}
+    if fuzz:
+        stop = threading.Event()
+        thread = threading.Thread(target=_publish_malformed, args=(int(env["ROS_DOMAIN_ID"]), stop, stats),
+                                  daemon=True)
+        thread.start()
+    try:
+        log, _ = proc.communicate(timeout=200)
+    finally:
+        if fuzz:
+            stop.set()
+            thread.join(10)
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, log, (json.loads(out.read_text()) if out.exists() else None), stats
+
+
+def _publish_malformed(domain_id, stop, stats):
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    context = Context()
+    rclpy.init(context=context, domain_id=domain_id)
+    node = rclpy.create_node("fuzzer", context=context)
+    rng = random.Random(11)
+    pubs = {}
+    # reliable + transient local: matched by every subscription kind (best effort, volatile, latched)
+    reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    try:
+        time.sleep(4.0)             # let the pipeline start; the episode is then under way
+        while not stop.is_set():
+            topic, msg = _malformed(rng, 0.0)
+            key = (topic, type(msg))
+            if key not in pubs:
+                pubs[key] = node.create_publisher(type(msg), topic, reliable)
+            pubs[key].publish(msg)
+            stats["published"] += 1
+            stats.setdefault("topics", set()).add(topic)
+            time.sleep(0.002)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.skipif(os.environ.get("HAZARD_SKIP_DDS_FUZZ") == "1", reason="HAZARD_SKIP_DDS_FUZZ=1")
+def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path):
+    pytest.importorskip("nav2_msgs")
+    frames = 80
+    rc0, log0, clean, _ = _launch(tmp_path, "clean", False, frames)
+    assert rc0 == 0 and clean is not None, log0[-3000:]
+    rc1, log1, fuzzed, stats = _launch(tmp_path, "fuzzed", True, frames)
+    print(f"DDS fuzz: {stats['published']} malformed messages on {sorted(stats.get('topics', ()))}")
+    assert rc1 == 0 and fuzzed is not None, log1[-3000:]
+    assert stats["published"] > 100
+    assert "dropped a message" in log1
+    for name in ("sim_node", "perception_node", "mapping_node", "navigation_node", "decision_node"):
+        assert f"started {name}" in log1
+    assert fuzzed == clean
