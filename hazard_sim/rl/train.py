@@ -155,6 +155,23 @@ def plot_curve(csv_path, png_path, title: str) -> None:
     plt.close(fig)
 
 
+def _close(vec, interrupted: bool) -> None:
+    """Close the envs; after an interruption, worker processes are ended rather than asked (a
+    step interrupted half-way leaves the pipes out of step, and close() would wait forever)."""
+    procs = getattr(vec, "processes", None)
+    if interrupted and procs is not None:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join(10)
+        vec.closed = True
+        return
+    try:
+        vec.close()
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass            # workers already gone after a Ctrl-C
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -183,21 +200,28 @@ def train(cfg: TrainConfig) -> dict:
         raise FileExistsError(f"{out} already holds a training run (checkpoint.zip / curve.csv): pass --resume to "
                               f"continue it, or choose another --out-dir")
     torch.set_num_threads(1)
-    fns = [_make_env(cfg, k) for k in range(cfg.envs)]
-    vec = SubprocVecEnv(fns) if cfg.vec == "subproc" and cfg.envs > 1 else DummyVecEnv(fns)
-    meta = {"task": hazard, "map_size": cfg.map_size, "config": {k: v for k, v in asdict(cfg).items()
-                                                                   if k not in ("resume", "progress")},
+    config = {k: v for k, v in asdict(cfg).items() if k not in ("resume", "progress")}
+    meta = {"task": hazard, "map_size": cfg.map_size, "config": config,
             "frames": 0, "wall_s": 0.0, "wall_s0": 0.0, "steps_done": 0}
+    model = None
     if cfg.resume and ckpt.exists():
         from hazard_sim.rl.policy import load_policy
         model = load_policy(ckpt, hazard, cfg.map_size)
-        model.set_env(vec)
         old = getattr(model, "hazard_meta", {}) or {}
         meta.update(frames=int(old.get("frames", 0)), wall_s0=float(old.get("wall_s", 0.0)),
-                    wall_s=float(old.get("wall_s", 0.0)), steps_done=int(model.num_timesteps))
-    else:
-        model = PPO("CnnPolicy", vec, policy_kwargs=policy_kwargs(), seed=cfg.seed, device="cpu", verbose=0,
-                    **cfg.ppo)
+                    wall_s=float(old.get("wall_s", 0.0)), steps_done=int(model.num_timesteps),
+                    config={**old.get("config", config), "steps": cfg.steps},   # the run's own settings
+                    resumed=int(old.get("resumed", 0)) + 1)
+    remaining = cfg.steps - (model.num_timesteps if model is not None else 0)
+    vec = None
+    if remaining > 0:
+        fns = [_make_env(cfg, k) for k in range(cfg.envs)]
+        vec = SubprocVecEnv(fns) if cfg.vec == "subproc" and cfg.envs > 1 else DummyVecEnv(fns)
+        if model is None:
+            model = PPO("CnnPolicy", vec, policy_kwargs=policy_kwargs(), seed=cfg.seed, device="cpu", verbose=0,
+                        **cfg.ppo)
+        else:
+            model.set_env(vec)
     t0 = time.perf_counter()
     cb = _callback(cfg, out, t0, meta["frames"], meta)
     remaining = cfg.steps - model.num_timesteps
@@ -212,10 +236,8 @@ def train(cfg: TrainConfig) -> dict:
     finally:
         if hasattr(cb, "frames"):          # training started: keep what it learned
             cb.save()
-        try:
-            vec.close()
-        except (EOFError, BrokenPipeError, ConnectionResetError):
-            pass            # workers already gone after a Ctrl-C
+        if vec is not None:
+            _close(vec, interrupted)
         if old_term is not None:
             signal.signal(signal.SIGTERM, old_term)
     summary = dict(meta)
