@@ -331,7 +331,8 @@ class GaitFollower(PathFollower):
             self._phase = "final_turn"
             w = wrap_angle(self._turn.pop(0) - yaw) / dt
             return Command(0.0, w, "final_turn", 0.0, (len(self._turn) + 1) * dt)
-        remaining = float(np.linalg.norm(self.goal - xy))
+        # distance left along the path: to the next waypoint, then the rest of the path
+        remaining = float(np.linalg.norm(self.path[self._seg + 1] - xy) + self._cum[-1] - self._cum[self._seg + 1])
         if bumped:
             return Command(0.0, 0.0, "stuck", remaining, math.inf,
                            f"bumped at {_fmt(xy)} ({remaining:.2f} m left)")
