@@ -69,6 +69,7 @@ from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
+from hazard_sim.navigation.gait import observes_at
 from hazard_sim.navigation.grid import inflate
 from hazard_sim.tasks.hazard.controllers import run_action
 from planner_node.locomotion import RosLocomotion, RosPorts
@@ -152,6 +153,7 @@ class DecisionNode(Node):
         self.assembler: ObservationAssembler | None = None
         self._early_images: list = []
         self.collected: list[dict] = []          # every observe_every-th frame since the last decision
+        self._walk_origin: int | None = None      # lock-step: first frame of the walk under way
         self.latest: dict | None = None
 
         subs = MutuallyExclusiveCallbackGroup()
@@ -335,11 +337,24 @@ class DecisionNode(Node):
         new = self.assembler.pop_complete(self.tf, held, self.global_frame, self.base_frame)
         if new:
             # only the frames an agent will integrate are kept (images are large)
-            every = self.observe_every
-            self.collected.extend(o for o in new if every > 0 and int(o["frame"]) % every == 0)
+            self.collected.extend(o for o in new if self._periodic(int(o["frame"])))
             del self.collected[:-200]
             self.latest = new[-1]
             self._cv.notify_all()
+
+    def _periodic(self, frame: int) -> bool:
+        """Whether the agent gets the camera frame ``frame`` besides the action's own looks.
+        Free-run: every ``observe_every``-th frame.  Lock-step: what the embedded body takes
+        (``hazard_sim.navigation.gait.observes_at``): every ``observe_every``-th frame of a
+        walk (walk_to, move_by), counted from the action's start, and none while turning
+        in place or using the hands (those actions look at their end, as embedded)."""
+        every = self.observe_every
+        if every <= 0:
+            return False
+        if not self.lockstep:
+            return frame % every == 0
+        origin = self._walk_origin
+        return origin is not None and frame > origin and observes_at(frame - origin, every)
 
     # ------------------------------------------------------------ waiting
     def _wait(self, predicate, timeout: float | None = None) -> bool:
@@ -482,7 +497,8 @@ class DecisionNode(Node):
         returns its status, reason and the observations it took (besides the periodic ones)."""
         ports = RosPorts(navigate=self._navigate, trigger=self._hands, wait_frame=self.wait_for_frame,
                          nav_map=self._nav_blocked, episode_over=lambda: self.metrics is not None,
-                         cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames)
+                         cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames,
+                         exact_arrival=self.lockstep)
         loco = RosLocomotion(ports, agent, self.latest)
         try:
             act = parse_action(action)
@@ -515,6 +531,8 @@ class DecisionNode(Node):
                 action = normalise_action(agent.act(obs, info))
                 think = time.perf_counter() - t0
                 frame0 = int(obs["frame"])
+                with self._cv:
+                    self._walk_origin = frame0 if action[0] in ("walk_to", "move_by") else None
                 status, reason, keep = self.execute(agent, action)
                 ok = status is Status.SUCCEEDED
                 obs = self.wait_for_frame(f"the frame after {action}")
@@ -524,6 +542,7 @@ class DecisionNode(Node):
                     if stepped is Status.SUCCEEDED:
                         obs = self.wait_for_frame(f"the frame after {action}", frame0 + 1)
                 with self._cv:
+                    self._walk_origin = None
                     collected, self.collected = self.collected, []
                     observations = merge_observations(collected, keep, obs)
                     frames = int(obs["frame"]) - frame0
