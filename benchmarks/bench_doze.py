@@ -56,9 +56,36 @@ def speed(a) -> None:
     print(f"level 3, {people} walking people, {a.size}x{a.size} RGB + depth + segmentation; reset {reset_s:.2f} s")
     print(f"env steps/s: {a.steps / sum(times):.1f} (mean), {1 / med:.1f} (median step {1000 * med:.2f} ms); "
           f"simulated frames/s: {5 * a.steps / sum(times):.0f}; observation keys {sorted(obs)}")
+    if a.compare:
+        compare(a, ep, acts)
     t = time.perf_counter()
     m = run_episode("doze/level3", "test", 0, "frontier", 0, camera=CameraSpec(a.size, a.size))
     print(f"whole episode (frontier agent, {m['steps']} steps): {time.perf_counter() - t:.2f} s wall")
+
+
+def compare(a, ep, acts) -> None:
+    """Before / after in one run: the same steps on two envs, alternating, one with the people's
+    vertex buffers rebuilt every frame (before) and one writing them in place (after)."""
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render import raster_mesh
+    from hazard_sim.render.camera import CameraSpec
+    update = raster_mesh.GLMeshGroup.update
+    envs = {"before": EmbodiedEnv("doze/level3", episode_spec=ep, camera=CameraSpec(a.size, a.size)),
+            "after": EmbodiedEnv("doze/level3", episode_spec=ep, camera=CameraSpec(a.size, a.size))}
+    times = {k: [] for k in envs}
+    for env in envs.values():
+        env.reset()
+    try:
+        for k in range(a.steps):
+            for name, env in envs.items():
+                raster_mesh.GLMeshGroup.update = update if name == "after" else (lambda self, meshes: False)
+                t = time.perf_counter()
+                env.step(acts[k % 5])
+                times[name].append(time.perf_counter() - t)
+    finally:
+        raster_mesh.GLMeshGroup.update = update
+    for name, ts in times.items():
+        print(f"{name:>6}: {len(ts) / sum(ts):.1f} env steps/s (mean), {1 / np.median(ts):.1f} (median)", flush=True)
 
 
 def ocr(a) -> None:
@@ -69,7 +96,7 @@ def ocr(a) -> None:
     from hazard_sim.tasks.doze.scenes import SCENES, TRAIN_SCENES, build_house
     rates = {}
     envs = {}
-    for dist in (1.0, 2.0, 3.0):
+    for dist in [float(v) for v in a.distances.split(",")]:
         ok, n = {"frame": 0, "x3": 0}, 0
         for scene in SCENES:
             house = build_house(scene)
@@ -94,7 +121,7 @@ def ocr(a) -> None:
                     ok[variant] += got >= 0.9
                 n += 1
         rates[dist] = {k: v / n for k, v in ok.items()}
-        print(f"{dist:.0f} m: {ok['frame']}/{n} whiteboards read (>= 90 % of the words) from the {a.size}x{a.size} "
+        print(f"{dist:g} m: {ok['frame']}/{n} whiteboards read (>= 90 % of the words) from the {a.size}x{a.size} "
               f"frame, {ok['x3']}/{n} from the frame upscaled 3x", flush=True)
     print(json.dumps({"size": a.size, "read_rate": rates}))
 
@@ -143,6 +170,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["speed", "ocr", "table"])
     ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--compare", action="store_true", help="speed: before / after people's buffers in place")
+    ap.add_argument("--distances", default="1,2,3", help="ocr: distances (m) in front of the boards")
     ap.add_argument("--people", type=int, default=10)
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--per-type", type=int, default=4)

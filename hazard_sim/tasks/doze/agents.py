@@ -47,6 +47,7 @@ STRIDE = 2                   # pixels between back-projected samples
 ROBOT_H = 0.9
 DONE_DISTANCE = 0.75         # say Done this close to the goal (success counts 1.0 m)
 REPLAN_EVERY = 25
+FREE_AROUND = 0.2            # m around the robot kept free in its planning map
 RELATIONS = ("next to", "under", "on", "in")
 _REF = {**COLORS, **MATERIALS}
 
@@ -356,8 +357,15 @@ class SearchAgent(abc.ABC):
         if self.person_memory is not None:
             obst = obst | (self.t - self.person_seen_at <= self.person_memory)
         b = inflate(obst, 0.2, CELL)
-        b[self.grid.to_cell(self.pose[:2])] = False
+        # the robot's own footprint is free (as SemExp / L3MVN clear the agent's cells), so an
+        # agent next to a person it mapped can plan its way out
+        b[inflate(self._here(), FREE_AROUND, CELL)] = False
         return b
+
+    def _here(self) -> np.ndarray:
+        m = np.zeros(self.grid.shape, bool)
+        m[self.grid.to_cell(self.pose[:2])] = True
+        return m
 
     def _cost(self) -> np.ndarray:
         cost = np.where(self._blocked(), np.inf, 1.0)
@@ -440,9 +448,9 @@ class SearchAgent(abc.ABC):
         if self.last_action == "MoveAhead" and res.get("status") == "blocked":
             x, y, yaw = self.pose
             ahead = self.grid.to_cell(self.pose[:2] + 0.3 * np.array([math.cos(yaw), math.sin(yaw)]))
-            if self._person_ahead():
+            if self._person_ahead() and self.person_memory is not None:
                 self.person_seen_at[ahead] = self.t
-            else:
+            else:                   # a collision map: the cell in front is an obstacle (L3MVN, SemExp)
                 self.obst[ahead] = True
         if self.reads_hints:
             self._read_boards(obs)
