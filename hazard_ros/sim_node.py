@@ -90,7 +90,8 @@ PUBLISHED_TOPICS = {
     "episode/status": "std_msgs/msg/String",
 }
 SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist"}
-SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger"}
+SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger",
+            "done": "std_srvs/srv/Trigger"}
 
 # name -> (default, type, description)
 PARAMETERS = {
@@ -190,6 +191,7 @@ class SimNode(Node):
         self.create_service(Trigger, "pick_up", self._on_pick_up)
         self.create_service(Trigger, "drop", self._on_drop)
         self.create_service(Trigger, "sim/step", self._on_step)
+        self.create_service(Trigger, "done", self._on_done)
 
         self._publish_static()
         self._publish_frame(everything=True)
@@ -434,6 +436,12 @@ class SimNode(Node):
         if self._over(response):
             return response
         return self._run_action(("drop",), response)
+
+    def _on_done(self, request, response):
+        """The agent declares the task done: the task's stop action (DOZE's Done)."""
+        if self._over(response):
+            return response
+        return self._run_action(("stop",), response)
 
 
 def main(args=None) -> int:

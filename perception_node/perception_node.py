@@ -17,8 +17,9 @@ that stamp (waiting up to ``tf_timeout`` s of wall time for it, then using the l
 
 Parameters: ``detector`` (groundtruth | yolo | yolo_world), ``weights`` (ultralytics .pt),
 ``classes`` (string list; empty: from the ``task`` topic, its target categories plus
-``cart`` when it has containers), ``confidence``, ``wait_for_task`` (without classes and
-without a task, detect nothing (true) or every class (false)), ``map_frame``, ``tf_timeout``,
+``cart`` when it has containers, or the class its ``goal`` text names: DOZE), ``confidence``,
+``wait_for_task`` (without classes and without a task, detect nothing (true) or every class
+(false)), ``map_frame``, ``tf_timeout``,
 ``min_pixels``, ``device``, ``imgsz``, ``lockstep`` (true: sensor subscriptions reliable and
 transient local, so a late start still gets the current frame) or ``sensor_qos`` explicitly,
 ``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
@@ -141,10 +142,16 @@ def depth_image(msg: Image) -> np.ndarray:
 
 
 def classes_from_task(task: dict) -> list[str]:
-    """Target categories of the task, plus ``cart`` when it names containers."""
+    """Target categories of the task, plus ``cart`` when it names containers; for an
+    object-navigation task (DOZE) the class its ``goal`` text names ("a yellow watering
+    can" -> "watering can"; ``hazard_sim.tasks.doze.agents.goal_class``).  Raises
+    ValueError for a goal that is not a non-empty string."""
     out = [t["category"] for t in task.get("targets", []) if t.get("category")]
     if task.get("containers"):
         out.append("cart")
+    if "goal" in task:
+        from hazard_sim.tasks.doze.agents import goal_class
+        out.append(goal_class(task["goal"]))
     return list(dict.fromkeys(out))
 
 
@@ -303,7 +310,11 @@ class PerceptionNode(Node):
             self.get_logger().error(f"bad task message: {exc}")
             return
         if self.classes_source in ("none", "task"):
-            classes = classes_from_task(self.task)
+            try:
+                classes = classes_from_task(self.task)
+            except ValueError as exc:
+                self.get_logger().error(f"task message: {exc}")
+                return
             ok = self._apply_classes(classes, "task")
             if not ok and self.classes_source == "none":
                 self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
