@@ -484,6 +484,8 @@ class SearchAgent(abc.ABC):
         unreachable = self.global_goal is not None and not np.isfinite(dist[self.grid.to_cell(self.global_goal)])
         if self.global_goal is None or stale or reached or unreachable:
             self.global_goal = self.choose_global_goal(cost, dist)
+            if self.global_goal is None:
+                self.global_goal = self._wander_goal(dist)
             self.goal_set_at = self.t
         if self.global_goal is None:
             return "RotateLeft"
@@ -493,6 +495,16 @@ class SearchAgent(abc.ABC):
             self.global_goal = None
             return "RotateLeft"
         return self._guarded(self._steer(path))
+
+    def _wander_goal(self, dist):
+        """No frontier can be reached (the map is walled in, e.g. by people's trails): a random
+        reachable explored point at least 1 m away, so the robot keeps looking (and may see the
+        way open again) instead of turning on the spot."""
+        far = self.free & np.isfinite(dist) & (dist * CELL >= 1.0)
+        cells = np.argwhere(far)
+        if not len(cells):
+            return None
+        return self.grid.to_world(cells[int(self.rng.integers(len(cells)))])
 
     def _guarded(self, a: str) -> str:
         if self.people_aware and a == "MoveAhead" and self._person_ahead():
