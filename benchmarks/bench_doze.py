@@ -126,11 +126,11 @@ def ocr(a) -> None:
     print(json.dumps({"size": a.size, "read_rate": rates}))
 
 
-def episodes_by_type(level: int, per_type: int) -> list[int]:
+def episodes_by_type(level: int, per_type: int, types=("appearance", "spatial", "open_vocab", "hint")) -> list[int]:
     from hazard_sim.tasks.doze.dataset import load_split
     eps = load_split(level, "test")
     out = []
-    for t in ("appearance", "spatial", "open_vocab", "hint"):
+    for t in types:
         idx = [e["index"] for e in eps if e["goal_type"] == t]
         step = max(1, len(idx) // per_type)
         out += idx[::step][:per_type]
@@ -141,13 +141,11 @@ def table(a) -> None:
     """Agent by agent (so a cut-short run still compares the levels of the agents done), every
     level on the same episodes (``--per-type`` of each goal type); Table II per level and over
     the levels, and Table III (hint goals pooled over the levels)."""
-    from hazard_sim.core.spec import get_spec
     from hazard_sim.runner import bench
-    from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     levels = [int(v) for v in a.levels.split(",")]
-    eps = {level: episodes_by_type(level, a.per_type) for level in levels}
+    eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(",")) for level in levels}
     by_level, results = {}, {}
     for agent in a.agents.split(","):
         for level in levels:
@@ -155,6 +153,27 @@ def table(a) -> None:
                       out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
             results.setdefault(agent, []).extend(r.get("results", []))
             by_level.setdefault(level, {})[agent] = {k: v for k, v in r.items() if k != "results"}
+    report_tables(by_level, results, out, levels)
+
+
+def report(a) -> None:
+    """The tables of every ``level<N>_<agent>.jsonl`` in ``--out-dir`` (runs of ``table``)."""
+    from hazard_sim.tasks.doze.paper import aggregate
+    out = Path(a.out_dir)
+    by_level, results = {}, {}
+    for f in sorted(out.glob("level*_*.jsonl")):
+        level, agent = int(f.stem.split("_", 1)[0][5:]), f.stem.split("_", 1)[1]
+        rs = [json.loads(ln) for ln in f.read_text().splitlines() if ln.strip()]
+        rs = [r for r in rs if "success" in r]
+        if rs:
+            results.setdefault(agent, []).extend(rs)
+            by_level.setdefault(level, {})[agent] = aggregate(rs)
+    report_tables(by_level, results, out, sorted(by_level))
+
+
+def report_tables(by_level, results, out, levels) -> None:
+    from hazard_sim.core.spec import get_spec
+    from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     for level in levels:
         rows = [{"agent": ag, **agg} for ag, agg in by_level[level].items()]
         text = get_spec(f"doze/level{level}").table(f"doze/level{level}", rows)
@@ -168,7 +187,7 @@ def table(a) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["speed", "ocr", "table"])
+    ap.add_argument("what", choices=["speed", "ocr", "table", "report"])
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--compare", action="store_true", help="speed: before / after people's buffers in place")
     ap.add_argument("--distances", default="1,2,3", help="ocr: distances (m) in front of the boards")
@@ -178,9 +197,11 @@ def main(argv=None) -> int:
     ap.add_argument("--agents", default="random,frontier,l3mvn,c_l3mvn,h_l3mvn")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--levels", default="1,2,3")
+    ap.add_argument("--goal-types", default="appearance,spatial,open_vocab,hint",
+                    help="table: goal types of the episodes (e.g. hint for Table III only)")
     ap.add_argument("--out-dir", default="runs/doze")
     a = ap.parse_args(argv)
-    {"speed": speed, "ocr": ocr, "table": table}[a.what](a)
+    {"speed": speed, "ocr": ocr, "table": table, "report": report}[a.what](a)
     return 0
 
 
