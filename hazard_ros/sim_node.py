@@ -155,7 +155,9 @@ PUBLISHED_TOPICS.update(_registered_camera_topics())
 SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist", "report": "vision_msgs/msg/Detection3DArray"}
 SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger",
             # tasks whose actions include "stop" (ESAR): end the mission (safe completion when not crashed)
-            "stop": "std_srvs/srv/Trigger"}
+            "stop": "std_srvs/srv/Trigger",
+            # object navigation (DOZE): the agent's Done, ending the episode where the robot stands
+            "done": "std_srvs/srv/Trigger"}
 
 # name -> (default, type, description)
 PARAMETERS = {
@@ -302,6 +304,7 @@ class SimNode(Node):
         self.create_service(Trigger, "sim/step", self._on_step)
         if "stop" in getattr(env.task, "actions", ()):
             self.create_service(Trigger, "stop", self._on_stop)
+        self.create_service(Trigger, "done", self._on_done)
 
         self._publish_static()
         self._publish_frame(everything=True)
@@ -742,6 +745,12 @@ class SimNode(Node):
         if self._over(response):
             return response
         return self._run_action(("drop",), response)
+
+    def _on_done(self, request, response):
+        """The agent declares the task done: the task's stop action (DOZE's Done)."""
+        if self._over(response):
+            return response
+        return self._run_action(("stop",), response)
 
 
 def main(args=None) -> int:

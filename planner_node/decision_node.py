@@ -570,8 +570,22 @@ class DecisionNode(Node):
         return self.metrics
 
 
+def make_decision_node() -> Node:
+    """The node for the ``agent`` parameter: a DOZE agent (``frontier``, ``l3mvn``, ``c_l3mvn``,
+    ``h_l3mvn``; ``random`` with ``benchmark:=doze/levelN``, as HAZARD has a random agent too)
+    runs in :class:`planner_node.doze_decision.DozeDecisionNode`, any other in :class:`DecisionNode`."""
+    from planner_node.doze_decision import DozeDecisionNode, is_doze_agent
+    probe = Node("decision_node", automatically_declare_parameters_from_overrides=True)
+    got = {k: str(probe.get_parameter(k).value) for k in ("agent", "benchmark") if probe.has_parameter(k)}
+    probe.destroy_node()
+    agent, doze = got.get("agent", ""), got.get("benchmark", "").startswith("doze/")
+    if is_doze_agent(agent) and (doze or agent not in AGENTS):
+        return DozeDecisionNode()
+    return DecisionNode()
+
+
 def main(args=None) -> int:
-    return run_node(DecisionNode, "decision_node", args, threads=4, work=lambda node: node.run(),
+    return run_node(make_decision_node, "decision_node", args, threads=4, work=lambda node: node.run(),
                     work_errors=(ValueError, TimeoutError))
 
 
