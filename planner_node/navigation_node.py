@@ -16,7 +16,7 @@ Parameters (read once at start-up):
   control_rate (10 Hz)       free-run cycle rate, on the node clock (sim time with use_sim_time)
   frame_dt (0.1 s)           simulator frame length (lock-step: frame n has stamp n * frame_dt)
   xy_goal_tolerance (0.25 m), yaw_goal_tolerance (10 deg)
-  max_linear_speed, max_angular_speed (deg/s): the humanoid's (HumanoidSpec: 0.5 m/s, 150 deg/s)
+  max_linear_speed, max_angular_speed (deg/s): the humanoid's (HumanoidSpec: 0.1 m/s, 30 deg/s)
   goal_snap_radius (0.5 m)   a goal inside an obstacle moves to the nearest free cell this near
   control_gain (0 = auto)    share of the remaining error a command removes near a stop: auto
                              is 1.0 (dead-beat, exact) in lock-step, 0.6 in free-run (late

@@ -113,7 +113,16 @@ def test_embedded_and_ros_share_the_programs():
 
 # ------------------------------------------------------------------ one gait: embedded and ROS
 
-def _gait_walk(path, pose, step=0.05):
+def _humanoid():
+    from hazard_sim.embodiment.humanoid import HumanoidSpec
+    return HumanoidSpec()
+
+
+STEP = _humanoid().walk_per_frame             # m per frame (0.01)
+TURN = _humanoid().turn_per_frame_deg         # deg per frame (3)
+
+
+def _gait_walk(path, pose, step=STEP):
     """The embedded walk law (hazard_sim.navigation.gait), frame by frame: the poses."""
     from hazard_sim.navigation.gait import Walk, walk_step
     walk = Walk(replan_every=10_000)
@@ -150,11 +159,14 @@ def _ros_walk(path, pose, goal_yaw=None, free=lambda xy: True, frames=400):
 
 
 def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
-    # bends of at most 15 degrees (the humanoid's turn per frame): the same poses every frame
-    path = [(1.0, 1.0), (2.0, 1.0), (2.9659, 1.2588), (3.5, 1.4)]
+    # bends of at most the humanoid's turn per frame (3 degrees): the same poses every frame
+    a1, a2 = math.radians(TURN), math.radians(2 * TURN)
+    p2 = (2.0 + math.cos(a1), 1.0 + math.sin(a1))
+    path = [(1.0, 1.0), (2.0, 1.0), p2, (p2[0] + 0.55 * math.cos(a2), p2[1] + 0.55 * math.sin(a2))]
     emb = _gait_walk(path, (1.0, 1.0, 0.0))
-    ros, cmds = _ros_walk(path, (1.0, 1.0, 0.0))
-    assert len(ros) == len(emb) == 52      # 1 m, 1 m and 0.55 m: 20 + 20 + 12 frames
+    ros, cmds = _ros_walk(path, (1.0, 1.0, 0.0), frames=1000)
+    assert len(ros) == len(emb)
+    assert abs(len(ros) - 2.55 / STEP) <= 1     # 1 m, 1 m and 0.55 m at 0.01 m per frame: 255 frames
     for (a, ya), (b, yb) in zip(emb, ros):
         np.testing.assert_allclose(a, b, atol=1e-9)
         assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
@@ -163,11 +175,12 @@ def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
 
 def test_gait_follower_turns_sharp_bends_at_the_turn_rate():
     # a 90 degree bend: the embedded body turns within the frame; over cmd_vel the turn is
-    # clipped to 15 degrees per frame, so the body first turns 5 frames in place
+    # clipped to 3 degrees per frame, so the body first turns 29 frames in place (the 30th
+    # frame of the turn is the first step of the new segment)
     path = [(1.0, 1.0), (1.5, 1.0), (1.5, 2.0)]
     emb = _gait_walk(path, (1.0, 1.0, 0.0))
-    ros, _ = _ros_walk(path, (1.0, 1.0, 0.0))
-    assert len(ros) == len(emb) + 5
+    ros, _ = _ros_walk(path, (1.0, 1.0, 0.0), frames=1000)
+    assert len(ros) == len(emb) + round(90 / TURN) - 1
     np.testing.assert_allclose(ros[-1][0], emb[-1][0], atol=1e-9)
 
 
@@ -175,12 +188,13 @@ def test_gait_follower_final_turn_on_the_gait_schedule():
     from hazard_sim.navigation.gait import turn_frames, turn_headings
     ros, cmds = _ros_walk([(2.0, 2.0)], (2.0, 2.0, 0.3), goal_yaw=-1.2)
     delta = -1.5
-    assert len(ros) == turn_frames(delta, 15.0) == 6
-    np.testing.assert_allclose([y for _, y in ros], turn_headings(0.3, delta, 6), atol=1e-9)
-    assert [c.status for c in cmds] == ["final_turn"] * 6 + ["succeeded"]
+    n = turn_frames(delta, TURN)
+    assert len(ros) == n == 29                # 85.9 degrees at 3 degrees per frame
+    np.testing.assert_allclose([y for _, y in ros], turn_headings(0.3, delta, n), atol=1e-9)
+    assert [c.status for c in cmds] == ["final_turn"] * n + ["succeeded"]
 
 
 def test_gait_follower_reports_a_bump_at_once():
     ros, cmds = _ros_walk([(1.0, 1.0), (3.0, 1.0)], (1.0, 1.0, 0.0), free=lambda xy: xy[0] < 1.2)
     assert cmds[-1].status == "stuck" and "bumped" in cmds[-1].message
-    assert len(cmds) == 5          # 3 steps of 0.05 m, a refused one (to x = 1.2), then the report
+    assert len(cmds) == 21         # 19 steps of 0.01 m, a refused one (to x = 1.2), then the report

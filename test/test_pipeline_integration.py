@@ -26,16 +26,16 @@ def _launch(tmp_path, *args, timeout=420):
 def test_fire_episode_through_all_nodes_in_lockstep(tmp_path):
     pytest.importorskip("rclpy")
     pytest.importorskip("nav2_msgs")
-    proc, m = _launch(tmp_path, "task:=fire", "episode:=0", "agent:=greedy", f"frame_limit:={FRAMES}",
+    proc, m = _launch(tmp_path, "task:=fire", "episode:=3", "agent:=greedy", f"frame_limit:={FRAMES}",
                       "camera_width:=160", "camera_height:=120")
     log = proc.stdout[-4000:] + proc.stderr[-4000:]
     assert proc.returncode == 0, log
     assert m is not None, log
     for name in ("sim_node", "perception_node", "mapping_node", "navigation_node", "decision_node"):
         assert f"started {name}" in proc.stdout + proc.stderr
-    assert m["task"] == "fire" and m["episode"] == 0
+    assert m["task"] == "fire" and m["episode"] == 3
     assert m["frames"] == FRAMES or m["rescued_count"] == m["targets"]
     assert 0.0 <= m["value_rate"] <= 1.0
-    assert m["rescued_count"] >= 1, log          # the greedy agent rescues its first object by ~frame 110
+    assert m["rescued_count"] >= 1, log          # greedy rescues its first object at frame ~139
     assert len(m["rescued"]) == m["rescued_count"]
     assert all(r["frame"] <= m["frames"] for r in m["rescued"])

@@ -2,7 +2,7 @@
 process, lock-step, the navigation node walking with the core's gait) and embedded (no
 middleware) give the same metrics.
 
-The episode is short (fire test episode 0, greedy, 130 frames, small images): the agent
+The episode is short (fire test episode 3, greedy, 200 frames, small images): the agent
 walks to its first object, picks it up and drops it into its bag.  Perception, mapping
 and planning still differ between the two (the ROS agent knows objects from detections
 on published images, the navigation node plans on the mapping node's map), so the frame
@@ -18,17 +18,20 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-FRAMES = 130
+FRAMES = 200          # greedy rescues its first object at frame 139 (golden fire_greedy_3)
 CAMERA = (160, 120)
-#: frames by which the ROS rescue may differ from the embedded one (perception and planning)
-RESCUE_FRAME_TOLERANCE = 5
+#: frames by which the ROS rescue may differ from the embedded one: over ROS the stand-off
+#: point of walk_to is planned from detected object extents and the mapping node's inflated
+#: map, up to 0.3 m from the embedded one (true extents), i.e. 30 frames of the 0.01 m/frame
+#: gait (docs/hazard.md, "ROS and embedded"); still an open difference of issue 8 item 6
+RESCUE_FRAME_TOLERANCE = 30
 
 
 def _ros_run(tmp_path, domain_id: int) -> dict:
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id), PYTHONUNBUFFERED="1")
     out = tmp_path / "metrics.json"
     cmd = [sys.executable, "-m", "hazard_ros.launcher", "--metrics-out", str(out),
-           str(REPO / "launch" / "hazard.launch.yaml"), "task:=fire", "episode:=0", "agent:=greedy",
+           str(REPO / "launch" / "hazard.launch.yaml"), "task:=fire", "episode:=3", "agent:=greedy",
            f"frame_limit:={FRAMES}", f"camera_width:={CAMERA[0]}", f"camera_height:={CAMERA[1]}"]
     proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=420)
     log = proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -39,7 +42,7 @@ def _ros_run(tmp_path, domain_id: int) -> dict:
 def _embedded_run() -> dict:
     from hazard_sim.render.camera import CameraSpec
     from hazard_sim.runner import run_episode
-    return run_episode("fire", "test", 0, "greedy", seed=0, camera=CameraSpec(width=CAMERA[0], height=CAMERA[1]),
+    return run_episode("fire", "test", 3, "greedy", seed=0, camera=CameraSpec(width=CAMERA[0], height=CAMERA[1]),
                        frame_limit=FRAMES)
 
 
