@@ -56,9 +56,36 @@ def speed(a) -> None:
     print(f"level 3, {people} walking people, {a.size}x{a.size} RGB + depth + segmentation; reset {reset_s:.2f} s")
     print(f"env steps/s: {a.steps / sum(times):.1f} (mean), {1 / med:.1f} (median step {1000 * med:.2f} ms); "
           f"simulated frames/s: {5 * a.steps / sum(times):.0f}; observation keys {sorted(obs)}")
+    if a.compare:
+        compare(a, ep, acts)
     t = time.perf_counter()
     m = run_episode("doze/level3", "test", 0, "frontier", 0, camera=CameraSpec(a.size, a.size))
     print(f"whole episode (frontier agent, {m['steps']} steps): {time.perf_counter() - t:.2f} s wall")
+
+
+def compare(a, ep, acts) -> None:
+    """Before / after in one run: the same steps on two envs, alternating, one with the people's
+    vertex buffers rebuilt every frame (before) and one writing them in place (after)."""
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render import raster_mesh
+    from hazard_sim.render.camera import CameraSpec
+    update = raster_mesh.GLMeshGroup.update
+    envs = {"before": EmbodiedEnv("doze/level3", episode_spec=ep, camera=CameraSpec(a.size, a.size)),
+            "after": EmbodiedEnv("doze/level3", episode_spec=ep, camera=CameraSpec(a.size, a.size))}
+    times = {k: [] for k in envs}
+    for env in envs.values():
+        env.reset()
+    try:
+        for k in range(a.steps):
+            for name, env in envs.items():
+                raster_mesh.GLMeshGroup.update = update if name == "after" else (lambda self, meshes: False)
+                t = time.perf_counter()
+                env.step(acts[k % 5])
+                times[name].append(time.perf_counter() - t)
+    finally:
+        raster_mesh.GLMeshGroup.update = update
+    for name, ts in times.items():
+        print(f"{name:>6}: {len(ts) / sum(ts):.1f} env steps/s (mean), {1 / np.median(ts):.1f} (median)", flush=True)
 
 
 def ocr(a) -> None:
@@ -69,7 +96,7 @@ def ocr(a) -> None:
     from hazard_sim.tasks.doze.scenes import SCENES, TRAIN_SCENES, build_house
     rates = {}
     envs = {}
-    for dist in (1.0, 2.0, 3.0):
+    for dist in [float(v) for v in a.distances.split(",")]:
         ok, n = {"frame": 0, "x3": 0}, 0
         for scene in SCENES:
             house = build_house(scene)
@@ -94,16 +121,16 @@ def ocr(a) -> None:
                     ok[variant] += got >= 0.9
                 n += 1
         rates[dist] = {k: v / n for k, v in ok.items()}
-        print(f"{dist:.0f} m: {ok['frame']}/{n} whiteboards read (>= 90 % of the words) from the {a.size}x{a.size} "
+        print(f"{dist:g} m: {ok['frame']}/{n} whiteboards read (>= 90 % of the words) from the {a.size}x{a.size} "
               f"frame, {ok['x3']}/{n} from the frame upscaled 3x", flush=True)
     print(json.dumps({"size": a.size, "read_rate": rates}))
 
 
-def episodes_by_type(level: int, per_type: int) -> list[int]:
+def episodes_by_type(level: int, per_type: int, types=("appearance", "spatial", "open_vocab", "hint")) -> list[int]:
     from hazard_sim.tasks.doze.dataset import load_split
     eps = load_split(level, "test")
     out = []
-    for t in ("appearance", "spatial", "open_vocab", "hint"):
+    for t in types:
         idx = [e["index"] for e in eps if e["goal_type"] == t]
         step = max(1, len(idx) // per_type)
         out += idx[::step][:per_type]
@@ -114,13 +141,11 @@ def table(a) -> None:
     """Agent by agent (so a cut-short run still compares the levels of the agents done), every
     level on the same episodes (``--per-type`` of each goal type); Table II per level and over
     the levels, and Table III (hint goals pooled over the levels)."""
-    from hazard_sim.core.spec import get_spec
     from hazard_sim.runner import bench
-    from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     levels = [int(v) for v in a.levels.split(",")]
-    eps = {level: episodes_by_type(level, a.per_type) for level in levels}
+    eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(",")) for level in levels}
     by_level, results = {}, {}
     for agent in a.agents.split(","):
         for level in levels:
@@ -128,6 +153,27 @@ def table(a) -> None:
                       out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
             results.setdefault(agent, []).extend(r.get("results", []))
             by_level.setdefault(level, {})[agent] = {k: v for k, v in r.items() if k != "results"}
+    report_tables(by_level, results, out, levels)
+
+
+def report(a) -> None:
+    """The tables of every ``level<N>_<agent>.jsonl`` in ``--out-dir`` (runs of ``table``)."""
+    from hazard_sim.tasks.doze.paper import aggregate
+    out = Path(a.out_dir)
+    by_level, results = {}, {}
+    for f in sorted(out.glob("level*_*.jsonl")):
+        level, agent = int(f.stem.split("_", 1)[0][5:]), f.stem.split("_", 1)[1]
+        rs = [json.loads(ln) for ln in f.read_text().splitlines() if ln.strip()]
+        rs = [r for r in rs if "success" in r]
+        if rs:
+            results.setdefault(agent, []).extend(rs)
+            by_level.setdefault(level, {})[agent] = aggregate(rs)
+    report_tables(by_level, results, out, sorted(by_level))
+
+
+def report_tables(by_level, results, out, levels) -> None:
+    from hazard_sim.core.spec import get_spec
+    from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     for level in levels:
         rows = [{"agent": ag, **agg} for ag, agg in by_level[level].items()]
         text = get_spec(f"doze/level{level}").table(f"doze/level{level}", rows)
@@ -141,17 +187,21 @@ def table(a) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["speed", "ocr", "table"])
+    ap.add_argument("what", choices=["speed", "ocr", "table", "report"])
     ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--compare", action="store_true", help="speed: before / after people's buffers in place")
+    ap.add_argument("--distances", default="1,2,3", help="ocr: distances (m) in front of the boards")
     ap.add_argument("--people", type=int, default=10)
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--per-type", type=int, default=4)
     ap.add_argument("--agents", default="random,frontier,l3mvn,c_l3mvn,h_l3mvn")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--levels", default="1,2,3")
+    ap.add_argument("--goal-types", default="appearance,spatial,open_vocab,hint",
+                    help="table: goal types of the episodes (e.g. hint for Table III only)")
     ap.add_argument("--out-dir", default="runs/doze")
     a = ap.parse_args(argv)
-    {"speed": speed, "ocr": ocr, "table": table}[a.what](a)
+    {"speed": speed, "ocr": ocr, "table": table, "report": report}[a.what](a)
     return 0
 
 

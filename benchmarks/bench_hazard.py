@@ -6,7 +6,9 @@ Measures, in one run:
   * simulation frames per second of each task without rendering and with a camera
     frame rendered every frame,
   * wall time of whole episodes (greedy agent; fire's 1500 frames among them), in
-    process and as whole processes (``hazard run --json``, start-up included),
+    process and as whole processes (``hazard run --json``, start-up included); for the
+    processes also their CPU time (user + system), which the load of a shared machine
+    changes far less than the wall time,
   * with ``--ref REV``, the same whole-process episodes of an older git revision in the
     same run (exported with ``git archive`` to a temporary directory), interleaved with
     ours so that both see the same machine load.
@@ -20,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -98,19 +101,23 @@ def export_revision(rev: str) -> str:
     return out
 
 
-def process_episode(task: str, ep: int, pythonpath: str | None) -> tuple[float, dict]:
-    """Wall time of ``hazard run --json`` as a whole process (start-up included)."""
+def process_episode(task: str, ep: int, pythonpath: str | None) -> tuple[float, dict, float]:
+    """Wall time of ``hazard run --json`` as a whole process (start-up included), its
+    metrics and its CPU time (user + system, s)."""
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-m", "hazard_sim.cli", "run", "--task", task, "--split", "test",
                         "--episode", str(ep), "--agent", "greedy", "--json"], env=env, capture_output=True,
                        text=True, cwd=pythonpath or None)
     wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if r.returncode:
         raise SystemExit(f"hazard run failed ({task} {ep}): {r.stderr.strip()[-500:]}")
-    return wall, json.loads(r.stdout)
+    return wall, json.loads(r.stdout), cpu
 
 
 def bench_processes(repeats: int, ref: str | None, out: dict) -> None:
@@ -118,21 +125,25 @@ def bench_processes(repeats: int, ref: str | None, out: dict) -> None:
     label = f"ours vs {ref}" if ref else "ours"
     print(f"\nwhole processes, greedy agent, test episodes (median of {repeats}; {label})")
     for task, ep in EPISODES:
-        ours, theirs, m_ours, m_ref = [], [], None, None
+        ours, theirs, cpu_ours, cpu_ref, m_ours, m_ref = [], [], [], [], None, None
         for _ in range(repeats):              # interleaved: both see the same load
-            w, m_ours = process_episode(task, ep, None)
+            w, m_ours, c = process_episode(task, ep, None)
             ours.append(w)
+            cpu_ours.append(c)
             if ref_dir:
-                w, m_ref = process_episode(task, ep, ref_dir)
+                w, m_ref, c = process_episode(task, ep, ref_dir)
                 theirs.append(w)
+                cpu_ref.append(c)
         row = {"task": task, "episode": ep, "frames": m_ours["frames"], "wall_s_median": statistics.median(ours),
-               "value_rate": m_ours["value_rate"]}
-        line = f"  {task:5s} ep {ep}: ours {row['wall_s_median']:6.2f} s ({row['frames']} frames)"
+               "cpu_s_median": statistics.median(cpu_ours), "value_rate": m_ours["value_rate"]}
+        line = (f"  {task:5s} ep {ep}: ours {row['wall_s_median']:6.2f} s, cpu {row['cpu_s_median']:5.2f} s "
+                f"({row['frames']} frames)")
         if ref_dir:
             row.update(ref=ref, ref_frames=m_ref["frames"], ref_wall_s_median=statistics.median(theirs),
-                       ref_value_rate=m_ref["value_rate"])
-            line += (f"   {ref}: {row['ref_wall_s_median']:6.2f} s ({row['ref_frames']} frames)   "
-                     f"speed-up x{row['ref_wall_s_median'] / row['wall_s_median']:.1f}")
+                       ref_cpu_s_median=statistics.median(cpu_ref), ref_value_rate=m_ref["value_rate"])
+            line += (f"   {ref}: {row['ref_wall_s_median']:6.2f} s, cpu {row['ref_cpu_s_median']:5.2f} s "
+                     f"({row['ref_frames']} frames)   speed-up x{row['ref_wall_s_median'] / row['wall_s_median']:.1f} "
+                     f"(cpu x{row['ref_cpu_s_median'] / row['cpu_s_median']:.1f})")
         out["processes"].append(row)
         print(line, flush=True)
 

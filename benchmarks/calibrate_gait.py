@@ -5,7 +5,8 @@ arm motion per simulation frame) is not in the public HAZARD code, while the haz
 specified per frame there (temperatures every 5 frames, water +0.01 m every 10 frames,
 floor fire every 10 frames). So one factor ``k`` scales every per-frame rate of the body:
 walking ``0.05 k`` m/frame, turning ``15 k`` deg/frame, a pick-up ``15 / k`` frames and a
-drop ``10 / k`` frames; ``k = 1`` is the release before this calibration.
+drop ``10 / k`` frames; ``k = 1`` is the release before this calibration, and the chosen
+``k = 0.2`` (:data:`CHOSEN_K`) is what ``HumanoidSpec`` now holds.
 
 The calibration target is a *kinematic* number of the paper, not a value rate: the frames
 the nearest-first (greedy) agent spends per rescued object, i.e. the paper's Step for
@@ -38,10 +39,17 @@ from hazard_sim.metrics import aggregate
 PAPER_GREEDY_STEP = {"fire": 315.8, "flood": 289.9, "wind": 444.0}
 
 
+#: the gait k scales: the release before the calibration (0.5 m/s, 150 deg/s on 0.1 s frames)
+REFERENCE_GAIT = {"walk_per_frame": 0.05, "turn_per_frame_deg": 15.0, "pick_frames": 15, "drop_frames": 10}
+#: the k the calibration chose (hazard_sim/embodiment/humanoid.py holds its numbers)
+CHOSEN_K = 0.2
+
+
 def body_for(k: float):
-    base = get_spec("hazard/fire").body_spec
-    return replace(base, walk_per_frame=base.walk_per_frame * k, turn_per_frame_deg=base.turn_per_frame_deg * k,
-                   pick_frames=max(1, round(base.pick_frames / k)), drop_frames=max(1, round(base.drop_frames / k)))
+    r = REFERENCE_GAIT
+    return replace(get_spec("hazard/fire").body_spec, walk_per_frame=round(r["walk_per_frame"] * k, 6),
+                   turn_per_frame_deg=round(r["turn_per_frame_deg"] * k, 6),
+                   pick_frames=max(1, round(r["pick_frames"] / k)), drop_frames=max(1, round(r["drop_frames"] / k)))
 
 
 def set_wind_gain(gain: float | None) -> None:

@@ -19,8 +19,8 @@ What is checked:
   the array, the rest kept), at most :data:`MAX_DETECTIONS`;
 * odometry and dynamic TF (:class:`PoseStreamGuard`): finite, not future-stamped, not
   stale, no jump beyond ``max_speed * dt + margin`` from the last accepted pose; a new
-  track (an episode reset, a teleport) is adopted once :data:`ADOPT_AFTER` consecutive
-  rejected poses agree with each other, so one bad message never poisons the pose and a
+  track (an episode reset, a teleport) is adopted once :data:`ADOPT_AFTER` rejected poses
+  agree with each other, so one bad message never poisons the pose and a
   real change is not locked out for ever;
 * JSON topics (``task``, ``episode/status``, ``episode/metrics``): a JSON object, each
   known field of the type and range its consumers need (:data:`TASK_FIELDS`,
@@ -36,9 +36,11 @@ from collections.abc import Callable
 
 FUTURE_TOLERANCE_S = 1.0        # a stamp may run ahead of the node's clock by this (topics are not ordered)
 STALE_TOLERANCE_S = 2.0         # ... and lag the newest accepted pose of its stream by this
+MAX_GAP_S = 120.0               # ... and lead it by this (the check while the clock is not running yet)
 MAX_SPEED = 20.0                # m/s: faster than any body of the three benchmarks
 JUMP_MARGIN = 1.0               # m added to max_speed * dt
-ADOPT_AFTER = 3                 # consecutive self-consistent rejected poses that make a new track
+ADOPT_AFTER = 3                 # self-consistent rejected poses that make a new track
+MAX_TRACKS = 8                  # candidate tracks kept
 MAX_COORD = 1.0e5               # m: positions beyond are not a robot's
 MAX_PIXELS = 4096 * 4096
 MAX_CELLS = 20_000 * 20_000
@@ -48,9 +50,10 @@ MAX_JSON_BYTES = 4_000_000
 MAX_FRAME_ID = 256
 WARN_PERIOD_S = 5.0
 
-# encoding -> bytes per pixel (as hazard_ros.conversions decodes them)
-IMAGE_BYTES_PER_PIXEL = {"rgb8": 3, "bgr8": 3, "rgba8": 4, "bgra8": 4, "mono8": 1, "8UC1": 1, "8UC3": 3,
-                         "mono16": 2, "16UC1": 2, "16SC1": 2, "32FC1": 4, "32SC1": 4, "64FC1": 8}
+# encoding -> bytes per pixel: the encodings hazard_ros.conversions decodes (that module needs
+# the ROS message packages; this one only the standard library, so the launcher can use it)
+IMAGE_BYTES_PER_PIXEL = {"rgb8": 3, "bgr8": 3, "rgba8": 4, "bgra8": 4, "mono8": 1, "8UC1": 1,
+                         "mono16": 2, "16UC1": 2, "32FC1": 4, "32SC1": 4, "64FC1": 8}
 
 
 class Rejected(ValueError):
@@ -86,12 +89,25 @@ def frame_id(name: str, text: str) -> str:
     return text
 
 
+def future_limit(now_ns: int | None) -> float:
+    """The latest acceptable stamp (ns) at clock ``now_ns``: the clock plus
+    :data:`FUTURE_TOLERANCE_S`; while a sim-time clock still reads 0 (no /clock yet) the
+    wider :data:`MAX_GAP_S` (a late joiner's first latched messages); None: no clock."""
+    if now_ns is None:
+        return math.inf
+    return now_ns + (FUTURE_TOLERANCE_S if now_ns > 0 else MAX_GAP_S) * 1e9
+
+
+def check_future(ns: int, now_ns: int | None, what: str) -> None:
+    if ns > future_limit(now_ns):
+        raise Rejected(f"{what} stamp {ns * 1e-9:.3f} s is in the future (clock at {now_ns * 1e-9:.3f} s)")
+
+
 def check_header(header, now_ns: int | None = None, what: str = "header") -> int:
     """Stamp (ns) of a checked std_msgs/Header; future stamps beyond the tolerance rejected."""
     frame_id(f"{what}.frame_id", header.frame_id)
     ns = stamp_ns(header.stamp)
-    if now_ns and ns > now_ns + FUTURE_TOLERANCE_S * 1e9:
-        raise Rejected(f"{what} stamp {ns * 1e-9:.3f} s is in the future (clock at {now_ns * 1e-9:.3f} s)")
+    check_future(ns, now_ns, what)
     return ns
 
 
@@ -215,21 +231,26 @@ class PoseStreamGuard:
     """Plausibility of successive poses of one body (odometry, or one dynamic TF edge).
 
     ``check(stamp_ns, xyz, now_ns)`` raises :class:`Rejected` for a pose stamped beyond the
-    clock, one older than the newest accepted by more than ``stale_s``, or one farther from
+    clock, one older than the newest accepted by more than ``stale_s`` or newer by more than
+    :data:`MAX_GAP_S` (what stops a far-future pose before the clock runs), or one farther from
     the last accepted than ``max_speed * dt + margin``. Rejected poses that agree with each
-    other ``adopt_after`` times in a row become the new track (an episode reset)."""
+    other ``adopt_after`` times (in one of up to :data:`MAX_TRACKS` candidate tracks) become the
+    new track (an episode reset)."""
 
     def __init__(self, max_speed: float = MAX_SPEED, margin: float = JUMP_MARGIN,
                  stale_s: float = STALE_TOLERANCE_S, adopt_after: int = ADOPT_AFTER):
         self.max_speed, self.margin, self.stale_ns = max_speed, margin, int(stale_s * 1e9)
+        self.max_gap_ns = int(MAX_GAP_S * 1e9)
         self.adopt_after = adopt_after
         self.last: tuple[int, tuple] | None = None
-        self._candidate: list[tuple[int, tuple]] = []
+        self._tracks: list[list[tuple[int, tuple]]] = []      # rejected poses that agree, per track
 
     def _plausible(self, prev: tuple[int, tuple], stamp: int, xyz: tuple) -> str | None:
         s0, p0 = prev
         if stamp < s0 - self.stale_ns:
             return f"stale: stamp {stamp * 1e-9:.3f} s is {(s0 - stamp) * 1e-9:.3f} s older than the newest pose"
+        if stamp > s0 + self.max_gap_ns:
+            return f"stamp {stamp * 1e-9:.3f} s is {(stamp - s0) * 1e-9:.3f} s after the newest pose"
         dist = math.dist(p0, xyz)
         allowed = self.max_speed * abs(stamp - s0) * 1e-9 + self.margin
         if dist > allowed:
@@ -238,8 +259,7 @@ class PoseStreamGuard:
         return None
 
     def check(self, stamp: int, xyz: tuple, now_ns: int | None = None) -> None:
-        if now_ns and stamp > now_ns + FUTURE_TOLERANCE_S * 1e9:
-            raise Rejected(f"stamp {stamp * 1e-9:.3f} s is in the future (clock at {now_ns * 1e-9:.3f} s)")
+        check_future(stamp, now_ns, "pose")
         if self.last is None:
             self.last = (stamp, xyz)
             return
@@ -247,15 +267,20 @@ class PoseStreamGuard:
         if why is None:
             if stamp >= self.last[0]:
                 self.last = (stamp, xyz)
-            self._candidate = []
+            self._tracks = []
             return
-        if self._candidate and self._plausible(self._candidate[-1], stamp, xyz) is None \
-                and stamp >= self._candidate[-1][0]:
-            self._candidate.append((stamp, xyz))
-        else:
-            self._candidate = [(stamp, xyz)]
-        if len(self._candidate) >= self.adopt_after:
-            self.last, self._candidate = (stamp, xyz), []
+        # rejected: does it continue one of the tracks of earlier rejected poses? (several
+        # tracks: forged poses interleaved with a real new track must not break it up)
+        track = next((t for t in self._tracks if stamp >= t[-1][0] and self._plausible(t[-1], stamp, xyz) is None),
+                     None)
+        if track is None:
+            if len(self._tracks) >= MAX_TRACKS:       # forget the shortest (oldest among equals)
+                self._tracks.remove(min(self._tracks, key=len))
+            track = []
+            self._tracks.append(track)
+        track.append((stamp, xyz))
+        if len(track) >= self.adopt_after:
+            self.last, self._tracks = (stamp, xyz), []
             return
         raise Rejected(why)
 
@@ -305,6 +330,7 @@ TASK_FIELDS: dict[str, tuple[Callable, str]] = {
     "episode": (_is_int, "an integer"),
     "benchmark": (lambda v: isinstance(v, str), "a string"),
 }
+TASK_REQUIRED = ("bounds",)     # the simulator's task always has them: a message without is not a task
 STATUS_FIELDS: dict[str, tuple[Callable, str]] = {
     "frame": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     "held": (_optional(_is_int), "an integer id or null"),
@@ -357,12 +383,11 @@ class Guard:
         self._streams: dict[tuple, PoseStreamGuard] = {}
 
     def now_ns(self) -> int | None:
-        """The node's clock (sim time under use_sim_time); None before it runs."""
+        """The node's clock (sim time under use_sim_time: 0 before the first /clock)."""
         try:
-            ns = int(self.node.get_clock().now().nanoseconds)
+            return int(self.node.get_clock().now().nanoseconds)
         except Exception:          # noqa: BLE001 - a node being destroyed has no clock
             return None
-        return ns or None
 
     def drop(self, topic: str, reason: str) -> None:
         """Count a dropped message and warn (at most once per ``warn_period_s`` per topic)."""
@@ -376,15 +401,26 @@ class Guard:
             self._warned[topic] = (t, self.dropped[topic])
 
     def accept(self, topic: str, check: Callable, *args):
-        """``check(*args)``; its result, or None (and a throttled warning) when it rejects.
+        """``check(*args)``; its result, or None (and a throttled warning) when it rejects
+        (test the result with ``is None``: a check may return 0 or an empty list; :meth:`ok`
+        for a yes / no).
         Errors of a malformed message other than :class:`Rejected` (TypeError, OverflowError,
         ...) count as rejections too: a guard must not crash its node."""
         try:
             out = check(*args)
-        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError) as exc:
+        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError, RecursionError) as exc:
             self.drop(topic, str(exc) if isinstance(exc, Rejected) else f"{type(exc).__name__}: {exc}")
             return None
         return True if out is None else out
+
+    def ok(self, topic: str, check: Callable, *args) -> bool:
+        """Whether ``check(*args)`` accepts the message (its result may be 0, a stamp)."""
+        try:
+            check(*args)
+        except (ValueError, TypeError, OverflowError, AttributeError, IndexError, KeyError, RecursionError) as exc:
+            self.drop(topic, str(exc) if isinstance(exc, Rejected) else f"{type(exc).__name__}: {exc}")
+            return False
+        return True
 
     def json(self, topic: str, msg, fields: dict, required: tuple = ()) -> dict | None:
         return self.accept(topic, parse_json, msg.data, fields, topic, required)
@@ -425,7 +461,7 @@ class Guard:
                     self._stream(("tf", t.header.frame_id.lstrip("/"), t.child_frame_id.lstrip("/"))).check(
                         stamp, xyz, now)
                 return t
-            if self.accept(topic, check):
+            if self.accept(topic, check) is not None:
                 good.append(t)
         return good
 
@@ -441,7 +477,7 @@ class Guard:
 
 
 __all__ = ["Guard", "guard", "PoseStreamGuard", "Rejected", "TASK_FIELDS", "STATUS_FIELDS", "METRICS_FIELDS",
-           "METRICS_REQUIRED",
+           "METRICS_REQUIRED", "TASK_REQUIRED",
            "check_camera_info", "check_header", "check_image", "check_label_info", "check_occupancy_grid",
            "check_pose", "check_transform", "check_twist", "finite", "good_detections", "parse_json"]
 

@@ -76,6 +76,7 @@ from hazard_sim import teleop
 from hazard_sim.core.embodiment import Twist as BodyTwist
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
+from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
 from hazard_sim.dataset import DatasetError
 from hazard_sim.render.camera import CameraSpec
@@ -116,6 +117,8 @@ PUBLISHED_TOPICS = {
     "trajectory": "nav_msgs/msg/Path",
     # tasks that take reports (ESAR): every accepted report so far (class_id = "victim" or the clue class)
     "reports": "vision_msgs/msg/Detection3DArray",
+    # the same for RViz: victims as spheres, clues as cubes, green where the report counts now, orange where not
+    "reports/markers": "visualization_msgs/msg/MarkerArray",
 }
 
 CAMERA_MOUNT = re.compile(r"camera_(.+)_optical_frame")
@@ -152,7 +155,9 @@ PUBLISHED_TOPICS.update(_registered_camera_topics())
 SUBSCRIBED_TOPICS = {"cmd_vel": "geometry_msgs/msg/Twist", "report": "vision_msgs/msg/Detection3DArray"}
 SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "sim/step": "std_srvs/srv/Trigger",
             # tasks whose actions include "stop" (ESAR): end the mission (safe completion when not crashed)
-            "stop": "std_srvs/srv/Trigger"}
+            "stop": "std_srvs/srv/Trigger",
+            # object navigation (DOZE): the agent's Done, ending the episode where the robot stands
+            "done": "std_srvs/srv/Trigger"}
 
 # name -> (default, type, description)
 PARAMETERS = {
@@ -182,6 +187,9 @@ PARAMETERS = {
     "cmd_vel_timeout": (0.5, float, "stop when no cmd_vel arrived for this long (sim s)"),
     "realtime_factor": (1.0, float, "free-run speed: sim seconds per wall second"),
     "camera_qos": ("reliable", str, "free-run image / camera_info QoS: reliable | best_effort"),
+    "segmentation": ("instance", str, "named cameras' segmentation images: instance (every thing hit) | visible "
+                                      "(the benchmark's detection track where it has one, ESAR's seg_visible: only "
+                                      "what stands out under the light and the fog)"),
     "idle_republish": (1.0, float, "lock-step: republish clock, odom, TF, camera infos every this many wall s "
                                    "while nobody steps (0: never)"),
     "datum_latitude": (40.4433, float, "GPS datum: latitude (deg) of the map origin"),
@@ -193,6 +201,8 @@ PATH_STEP_M = 0.5             # the trajectory gets a pose every this many metre
 PATH_MAX_POSES = 2000         # ... and is thinned to every second pose beyond this many
 SLOW_TOPIC_PERIOD = 10        # frames: world markers / objects and the trajectory are sent when they
                               # changed, and at least this often (1 s sim) for late volatile subscribers
+
+REPORT_COLORS = {True: (40, 220, 60), False: (255, 140, 0)}     # report counts now / does not
 
 LATCHED = qos_profiles.LATCHED
 LOCKSTEP_SENSOR = qos_profiles.LOCKSTEP_SENSOR
@@ -280,6 +290,7 @@ class SimNode(Node):
             self._advertise("altimeter/pressure", sensor_qos)
         if self.takes_reports:
             self._advertise("reports", LATCHED)
+            self._advertise("reports/markers", LATCHED)
         self.hazard_topic = {"temperature": "thermal/image_raw",
                              "water_level": "water_level/image_raw"}.get(self.channel)
         if self.hazard_topic:
@@ -293,6 +304,7 @@ class SimNode(Node):
         self.create_service(Trigger, "sim/step", self._on_step)
         if "stop" in getattr(env.task, "actions", ()):
             self.create_service(Trigger, "stop", self._on_stop)
+        self.create_service(Trigger, "done", self._on_done)
 
         self._publish_static()
         self._publish_frame(everything=True)
@@ -340,6 +352,8 @@ class SimNode(Node):
         if out["camera_qos"] not in qos_profiles.CAMERA_QOS_CHOICES:
             raise ValueError(f"parameter 'camera_qos' must be one of {', '.join(qos_profiles.CAMERA_QOS_CHOICES)}, "
                              f"got {out['camera_qos']!r}")
+        if out["segmentation"] not in ("instance", "visible"):
+            raise ValueError(f"parameter 'segmentation' must be instance or visible, got {out['segmentation']!r}")
         if out["idle_republish"] < 0:
             raise ValueError(f"parameter 'idle_republish' must be >= 0 s (0: never), got {out['idle_republish']}")
         if out["frame_limit"] < 0:
@@ -551,9 +565,10 @@ class SimNode(Node):
                 f = env.render_view(T[:3, 3], T[:3, :3])
                 view = {"rgb": f.rgb, "depth": f.depth, "seg": f.seg, "K": cam.intrinsics()}
             info = conv.to_ros_camera_info(view["K"], cam.width, cam.height, stamp, frame_id)
+            seg = "seg_visible" if self.p["segmentation"] == "visible" and "seg_visible" in view else "seg"
             for topic, key, enc in ((f"camera_{name}/image_raw", "rgb", "rgb8"),
                                     (f"camera_{name}/depth/image_raw", "depth", "32FC1"),
-                                    (f"camera_{name}/segmentation/image_raw", "seg", "32SC1")):
+                                    (f"camera_{name}/segmentation/image_raw", seg, "32SC1")):
                 if topic in wanted:
                     self.pubs[topic].publish(conv.to_ros_image(view[key], stamp, frame_id, enc))
             for topic in (f"camera_{name}/camera_info", f"camera_{name}/depth/camera_info"):
@@ -647,7 +662,12 @@ class SimNode(Node):
 
     def _publish_reports(self) -> None:
         stamp = conv.stamp_from_frame(self.env.world.frame)
-        self.pubs["reports"].publish(conv.to_ros_detection3d_array(self.env.task.reported_items(), stamp))
+        items = self.env.task.reported_items(self.env)
+        self.pubs["reports"].publish(conv.to_ros_detection3d_array(items, stamp))
+        shapes = [WorldMarker(int(it.id), str(it.label), np.asarray(it.position, float), tuple(it.size),
+                              REPORT_COLORS[bool(getattr(it, "score", 1.0) > 0)],
+                              "sphere" if it.label == "victim" else "box") for it in items]
+        self.pubs["reports/markers"].publish(conv.to_ros_markers(shapes, stamp, ns="reports", alpha=0.8))
 
     def _over(self, response) -> bool:
         if self.env.done:
@@ -725,6 +745,12 @@ class SimNode(Node):
         if self._over(response):
             return response
         return self._run_action(("drop",), response)
+
+    def _on_done(self, request, response):
+        """The agent declares the task done: the task's stop action (DOZE's Done)."""
+        if self._over(response):
+            return response
+        return self._run_action(("stop",), response)
 
 
 def main(args=None) -> int:

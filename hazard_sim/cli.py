@@ -342,8 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(func=cmd_table)
 
     tp = sub.add_parser("train-ppo", help="train HAZARD's PPO agent (stable-baselines3, CPU)")
-    tp.add_argument("--task", required=True, choices=sorted(k for k, v in ALIASES.items() if v.startswith("hazard/")),
-                    help="a HAZARD task")
+    tp.add_argument("--task", required=True,
+                    choices=[b.split("/", 1)[1] for b in benchmark_ids() if b.startswith("hazard/")])
     tp.add_argument("--steps", type=_int_in(1, 10 ** 9), default=20_000, help="agent actions in total")
     tp.add_argument("--out-dir", default=None, help="checkpoints, curve.csv, learning_curve.png, the policy "
                                                     "(default runs/ppo_<task>)")

@@ -272,7 +272,7 @@ class MappingNode(Node):
             self._on_hazard(name, msg)
 
     def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         self.task = task
@@ -374,7 +374,7 @@ class MappingNode(Node):
     # ------------------------------------------------------------------ depth -> map
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
-        if not g.accept(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
+        if not g.ok(f"camera {key}", mg.check_image if key == "depth" else mg.check_camera_info, msg, g.now_ns()):
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
@@ -423,7 +423,7 @@ class MappingNode(Node):
     # ------------------------------------------------------------------ hazards
     def _on_hazard(self, name: str, msg: Image) -> None:
         g = mg.guard(self)
-        if not g.accept(f"hazard {name}", mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"hazard {name}", mg.check_image, msg, g.now_ns()):
             return
         if self.core is None:                   # no bounds yet: keep a few for when they come
             self._early_hazards = (self._early_hazards + [(name, msg)])[-6:]

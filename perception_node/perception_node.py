@@ -17,8 +17,9 @@ that stamp (waiting up to ``tf_timeout`` s of wall time for it, then using the l
 
 Parameters: ``detector`` (groundtruth | yolo | yolo_world), ``weights`` (ultralytics .pt),
 ``classes`` (string list; empty: from the ``task`` topic, its target categories plus
-``cart`` when it has containers), ``confidence``, ``wait_for_task`` (without classes and
-without a task, detect nothing (true) or every class (false)), ``map_frame``, ``tf_timeout``,
+``cart`` when it has containers, or the class its ``goal`` text names: DOZE), ``confidence``,
+``wait_for_task`` (without classes and without a task, detect nothing (true) or every class
+(false)), ``map_frame``, ``tf_timeout``,
 ``min_pixels``, ``device``, ``imgsz``, ``lockstep`` (true: sensor subscriptions reliable and
 transient local, so a late start still gets the current frame) or ``sensor_qos`` explicitly,
 ``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
@@ -154,13 +155,19 @@ def depth_image(msg: Image) -> np.ndarray:
 
 def classes_from_task(task: dict) -> list[str]:
     """The task's ``detect_classes`` labels when it gives them; else its target categories,
-    plus ``cart`` when it names containers."""
+    plus ``cart`` when it names containers; for an object-navigation task (DOZE) the class
+    its ``goal`` text names ("a yellow watering can" -> "watering can";
+    ``hazard_sim.tasks.doze.agents.goal_class``).  Raises ValueError for a goal that is not
+    a non-empty string."""
     given = task.get("detect_classes")
     if given:
         return [str(c) for c in given]              # a list, or a dict's keys (labels)
     out = [t["category"] for t in task.get("targets", []) if t.get("category")]
     if task.get("containers"):
         out.append("cart")
+    if "goal" in task:
+        from hazard_sim.tasks.doze.agents import goal_class
+        out.append(goal_class(task["goal"]))
     return list(dict.fromkeys(out))
 
 
@@ -322,14 +329,18 @@ class PerceptionNode(Node):
             "unknown": self.unknown_classes, "error": self.class_error})))
 
     def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         self.task = task
         cameras = task.get("cameras")
         self._subscribe_views([c for c in cameras if isinstance(c, str)] if isinstance(cameras, list) else [])
         if self.classes_source in ("none", "task"):
-            classes = classes_from_task(self.task)
+            try:
+                classes = classes_from_task(self.task)
+            except ValueError as exc:
+                self.get_logger().error(f"task message: {exc}")
+                return
             prompts = self.task.get("detect_classes") if isinstance(self.task.get("detect_classes"), dict) else None
             ok = self._apply_classes(classes, "task", prompts=prompts)
             if not ok and self.classes_source == "none":
@@ -344,7 +355,7 @@ class PerceptionNode(Node):
             return
         try:
             classes = parse_class_list(msg.data)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:       # RecursionError: JSON nested too deeply (fuzz)
             self.class_error = f"perception/set_classes: {exc}"
             self.get_logger().error(self.class_error)
         else:
@@ -353,7 +364,7 @@ class PerceptionNode(Node):
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).accept("camera/segmentation/label_info", mg.check_label_info, msg):
+        if not mg.guard(self).ok("camera/segmentation/label_info", mg.check_label_info, msg):
             return
         self.labels = conv.from_ros_label_info(msg)
         self._release_held()
@@ -390,7 +401,7 @@ class PerceptionNode(Node):
 
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
-        if not g.accept(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
             return
         if self.view_syncs:                   # named cameras: the main camera repeats one of them
             return

@@ -69,6 +69,7 @@ from hazard_sim.actions import ActionError, parse_action
 from hazard_sim.agents import AGENTS, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
+from hazard_sim.navigation.gait import observes_at
 from hazard_sim.navigation.grid import inflate
 from hazard_sim.tasks.hazard.controllers import run_action
 from planner_node.locomotion import RosLocomotion, RosPorts
@@ -152,6 +153,7 @@ class DecisionNode(Node):
         self.assembler: ObservationAssembler | None = None
         self._early_images: list = []
         self.collected: list[dict] = []          # every observe_every-th frame since the last decision
+        self._walk_origin: int | None = None      # lock-step: first frame of the walk under way
         self.latest: dict | None = None
 
         subs = MutuallyExclusiveCallbackGroup()
@@ -189,7 +191,7 @@ class DecisionNode(Node):
     # ------------------------------------------------------------ inputs
     def _on_image(self, kind: str, msg: Image) -> None:
         g = mg.guard(self)
-        if not g.accept(f"{kind} image", mg.check_image, msg, g.now_ns()):
+        if not g.ok(f"{kind} image", mg.check_image, msg, g.now_ns()):
             return
         try:
             arr = from_ros_image(msg)
@@ -214,7 +216,7 @@ class DecisionNode(Node):
 
     def _on_camera_info(self, msg: CameraInfo) -> None:
         g = mg.guard(self)
-        if not g.accept("camera_info", mg.check_camera_info, msg, g.now_ns()):
+        if not g.ok("camera_info", mg.check_camera_info, msg, g.now_ns()):
             return
         try:
             K = from_ros_camera_info(msg)
@@ -228,7 +230,7 @@ class DecisionNode(Node):
                 self._assemble()
 
     def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).accept("label_info", mg.check_label_info, msg):
+        if not mg.guard(self).ok("label_info", mg.check_label_info, msg):
             return
         with self._cv:
             self.labels = from_ros_label_info(msg)
@@ -268,13 +270,11 @@ class DecisionNode(Node):
             return None
 
     def _on_task(self, msg: String) -> None:
-        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        data = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if data is None:
             return
-        try:
-            task = parse_task(data)
-        except ValueError as exc:
-            self.get_logger().error(str(exc))
+        task = mg.guard(self).accept("task", parse_task, data)
+        if task is None:
             return
         with self._cv:
             self.task = task
@@ -310,7 +310,7 @@ class DecisionNode(Node):
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         g = mg.guard(self)
-        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         with self._cv:
             self.map_stamp_ns = time_to_ns(msg.header.stamp)
@@ -337,11 +337,24 @@ class DecisionNode(Node):
         new = self.assembler.pop_complete(self.tf, held, self.global_frame, self.base_frame)
         if new:
             # only the frames an agent will integrate are kept (images are large)
-            every = self.observe_every
-            self.collected.extend(o for o in new if every > 0 and int(o["frame"]) % every == 0)
+            self.collected.extend(o for o in new if self._periodic(int(o["frame"])))
             del self.collected[:-200]
             self.latest = new[-1]
             self._cv.notify_all()
+
+    def _periodic(self, frame: int) -> bool:
+        """Whether the agent gets the camera frame ``frame`` besides the action's own looks.
+        Free-run: every ``observe_every``-th frame.  Lock-step: what the embedded body takes
+        (``hazard_sim.navigation.gait.observes_at``): every ``observe_every``-th frame of a
+        walk (walk_to, move_by), counted from the action's start, and none while turning
+        in place or using the hands (those actions look at their end, as embedded)."""
+        every = self.observe_every
+        if every <= 0:
+            return False
+        if not self.lockstep:
+            return frame % every == 0
+        origin = self._walk_origin
+        return origin is not None and frame > origin and observes_at(frame - origin, every)
 
     # ------------------------------------------------------------ waiting
     def _wait(self, predicate, timeout: float | None = None) -> bool:
@@ -484,7 +497,8 @@ class DecisionNode(Node):
         returns its status, reason and the observations it took (besides the periodic ones)."""
         ports = RosPorts(navigate=self._navigate, trigger=self._hands, wait_frame=self.wait_for_frame,
                          nav_map=self._nav_blocked, episode_over=lambda: self.metrics is not None,
-                         cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames)
+                         cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames,
+                         exact_arrival=self.lockstep)
         loco = RosLocomotion(ports, agent, self.latest)
         try:
             act = parse_action(action)
@@ -517,6 +531,8 @@ class DecisionNode(Node):
                 action = normalise_action(agent.act(obs, info))
                 think = time.perf_counter() - t0
                 frame0 = int(obs["frame"])
+                with self._cv:
+                    self._walk_origin = frame0 if action[0] in ("walk_to", "move_by") else None
                 status, reason, keep = self.execute(agent, action)
                 ok = status is Status.SUCCEEDED
                 obs = self.wait_for_frame(f"the frame after {action}")
@@ -526,6 +542,7 @@ class DecisionNode(Node):
                     if stepped is Status.SUCCEEDED:
                         obs = self.wait_for_frame(f"the frame after {action}", frame0 + 1)
                 with self._cv:
+                    self._walk_origin = None
                     collected, self.collected = self.collected, []
                     observations = merge_observations(collected, keep, obs)
                     frames = int(obs["frame"]) - frame0
@@ -553,8 +570,22 @@ class DecisionNode(Node):
         return self.metrics
 
 
+def make_decision_node() -> Node:
+    """The node for the ``agent`` parameter: a DOZE agent (``frontier``, ``l3mvn``, ``c_l3mvn``,
+    ``h_l3mvn``; ``random`` with ``benchmark:=doze/levelN``, as HAZARD has a random agent too)
+    runs in :class:`planner_node.doze_decision.DozeDecisionNode`, any other in :class:`DecisionNode`."""
+    from planner_node.doze_decision import DozeDecisionNode, is_doze_agent
+    probe = Node("decision_node", automatically_declare_parameters_from_overrides=True)
+    got = {k: str(probe.get_parameter(k).value) for k in ("agent", "benchmark") if probe.has_parameter(k)}
+    probe.destroy_node()
+    agent, doze = got.get("agent", ""), got.get("benchmark", "").startswith("doze/")
+    if is_doze_agent(agent) and (doze or agent not in AGENTS):
+        return DozeDecisionNode()
+    return DecisionNode()
+
+
 def main(args=None) -> int:
-    return run_node(DecisionNode, "decision_node", args, threads=4, work=lambda node: node.run(),
+    return run_node(make_decision_node, "decision_node", args, threads=4, work=lambda node: node.run(),
                     work_errors=(ValueError, TimeoutError))
 
 

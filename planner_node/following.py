@@ -18,6 +18,7 @@ import numpy as np
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.geometry import wrap_angle
+from hazard_sim.navigation import gait
 from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, Plan, _fmt
 
 # ============================================================================ following
@@ -31,7 +32,7 @@ HUMANOID_MAX_ANGULAR = math.radians(_BODY.turn_per_frame_deg) / FRAME_DT  # rad/
 @dataclass(frozen=True)
 class FollowerConfig:
     """Limits and tolerances; the speed limits default to the HAZARD humanoid's
-    (``HumanoidSpec``: 0.05 m and 15 degrees per 0.1 s frame = 0.5 m/s, 150 deg/s)."""
+    (``HumanoidSpec``: 0.01 m and 3 degrees per 0.1 s frame = 0.1 m/s, 30 deg/s)."""
 
     max_linear: float = HUMANOID_MAX_LINEAR          # m/s
     max_angular: float = HUMANOID_MAX_ANGULAR        # rad/s
@@ -45,7 +46,8 @@ class FollowerConfig:
     fine_xy: float = 0.03                            # m: done at once when this close
     fine_yaw: float = math.radians(0.5)
     settle_cycles: int = 3                           # cycles inside the tolerance without progress
-    settle_progress: float = 0.01                    # m per cycle that counts as closing in
+    settle_progress: float = 0.004                   # m per cycle that counts as closing in (under half a
+                                                     # humanoid step of 0.01 m)
     lookahead: float = 0.5                           # m (pure pursuit)
     turn_in_place: float = math.radians(30.0)        # heading error that stops the robot to turn
     corner_stop: float = math.radians(20.0)          # path bends sharper than this: stop and turn
@@ -263,6 +265,93 @@ class PathFollower:
                        f"({remaining:.2f} m left)")
 
 
+# ============================================================================ the gait
+
+class GaitFollower(PathFollower):
+    """Path following with the core's walking gait (:mod:`hazard_sim.navigation.gait`), for
+    lock-step runs that must match embedded ones frame for frame.
+
+    Every control period (one frame) the body heads straight for the next waypoint and
+    steps ``min(max_linear * period, distance)`` towards it (:func:`gait.walk_step`,
+    commanded with :func:`gait.step_twist`); a waypoint closer than
+    ``gait.WAYPOINT_REACHED`` is passed; at the goal the body turns in place to the goal
+    yaw on the gait's schedule (:func:`gait.turn_headings`: ``ceil(angle / turn rate)``
+    frames, the last one exact).  A step the world refused (the body did not move) is a
+    bump: the follower reports ``stuck`` at once, and :class:`GoalRunner` marks the cells
+    ahead and replans, as the embedded walk replans after a bump.  ``replan_every``
+    (frames) asks the runner for a new plan on that schedule (the embedded walk replans
+    every ``gait.REPLAN_EVERY`` frames).
+
+    The one thing a velocity-commanded body cannot copy: the embedded walk turns the body
+    to the waypoint's direction within the frame, whatever the angle; over ``cmd_vel`` the
+    turn is clipped to the body's turn rate, so a bend sharper than ``max_angular *
+    period`` is first turned in place at that rate (``turning``) and then walked.
+    """
+
+    def __init__(self, config: FollowerConfig = FollowerConfig(), replan_every: int = gait.REPLAN_EVERY):
+        super().__init__(config)
+        self.replan_every = int(replan_every)
+        self._frames = 0
+        self._turn: list[float] | None = None
+        self._last: tuple[np.ndarray, float] | None = None     # pose and v of the last command
+
+    def set_path(self, waypoints, goal_yaw=None, t=None, keep_xy_reached: bool = False) -> None:
+        super().set_path(waypoints, goal_yaw, t, keep_xy_reached)
+        self._frames = 0
+        self._turn = None
+
+    def replan_due(self) -> bool:
+        return self.replan_every > 0 and self._frames >= self.replan_every and not self.xy_reached
+
+    def remaining_path(self) -> np.ndarray:
+        return self.path[self._seg + 1:]
+
+    def step(self, pose, t: float) -> Command:
+        c = self.cfg
+        x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
+        xy = np.array([x, y])
+        dt = c.control_period
+        bumped = self._last is not None and self._last[1] > 0 and \
+            float(np.linalg.norm(self._last[0] - xy)) < 1e-9
+        self._last = None
+        if not self.xy_reached:
+            while self._seg < len(self.path) - 1 and \
+                    float(np.linalg.norm(self.path[self._seg + 1] - xy)) < gait.WAYPOINT_REACHED:
+                self._seg += 1
+            if self._seg >= len(self.path) - 1:
+                self.xy_reached = True
+        if self.xy_reached:
+            if self.goal_yaw is None:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            if self._turn is None:
+                err = wrap_angle(self.goal_yaw - yaw)
+                n = gait.turn_frames(err, math.degrees(c.max_angular * dt))
+                self._turn = gait.turn_headings(yaw, err, n)
+            if not self._turn:
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            self._phase = "final_turn"
+            w = wrap_angle(self._turn.pop(0) - yaw) / dt
+            return Command(0.0, w, "final_turn", 0.0, (len(self._turn) + 1) * dt)
+        # distance left along the path: to the next waypoint, then the rest of the path
+        remaining = float(np.linalg.norm(self.path[self._seg + 1] - xy) + self._cum[-1] - self._cum[self._seg + 1])
+        if bumped:
+            return Command(0.0, 0.0, "stuck", remaining, math.inf,
+                           f"bumped at {_fmt(xy)} ({remaining:.2f} m left)")
+        heading, offset = gait.walk_step(xy, self.path[self._seg + 1], c.max_linear * dt)
+        self._frames += 1
+        eta = remaining / c.max_linear
+        if heading is None:
+            return Command(0.0, 0.0, "following", remaining, eta)
+        err = wrap_angle(heading - yaw)
+        if abs(err) > c.max_angular * dt + 1e-9:
+            self._phase = "turning"
+            return Command(0.0, math.copysign(c.max_angular, err), "turning", remaining, eta)
+        self._phase = "following"
+        v, w = gait.step_twist(yaw, heading, offset, dt)
+        self._last = (xy, v)
+        return Command(float(v), float(w), "following", remaining, eta)
+
+
 # ============================================================================ one goal
 
 class GoalRunner:
@@ -279,9 +368,9 @@ class GoalRunner:
 
     def __init__(self, planner: GridPlanner, plan_fn, follower_config: FollowerConfig = FollowerConfig(),
                  robot_radius: float = 0.25, max_recoveries: int = 3, max_time: float = 0.0,
-                 log=lambda text: None):
+                 log=lambda text: None, follower: PathFollower | None = None):
         self.planner, self.plan_fn, self.log = planner, plan_fn, log
-        self.follower = PathFollower(follower_config)
+        self.follower = follower if follower is not None else PathFollower(follower_config)
         self.robot_radius, self.max_recoveries, self.max_time = robot_radius, max_recoveries, max_time
         self.recoveries = 0
         self.t0 = 0.0
@@ -297,7 +386,9 @@ class GoalRunner:
     def step(self, pose, t: float, map_changed: bool = False) -> Command:
         """The command for this control period (raises NavigationError when the goal fails)."""
         f = self.follower
-        if map_changed and not f.xy_reached:
+        if getattr(f, "replan_due", lambda: False)():          # the gait's replanning schedule
+            f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
+        elif map_changed and not f.xy_reached:
             ahead = np.vstack([pose[:2], f.remaining_path()])
             if not self.planner.path_clear(ahead, pose[:2]):
                 f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)

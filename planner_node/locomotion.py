@@ -46,6 +46,9 @@ class RosPorts:
     episode_over: Callable[[], bool]
     cancel: Callable[[], None]
     walk_to_frames: int = 100
+    #: the navigator reaches goals exactly (lock-step with the gait follower): plan the
+    #: stand-off without the pure-pursuit follower's position tolerance
+    exact_arrival: bool = False
 
 
 def straight_free(blocked: np.ndarray, spec, agent_pose, metres: float, step: float = 0.05) -> float:
@@ -143,8 +146,9 @@ class RosLocomotion(Locomotion):
     def walk_near(self, target):
         blocked, spec = self._blocked()
         x, y, _ = self.pose()
+        slack = 0.0 if self.ports.exact_arrival else XY_TOLERANCE
         gx, gy, gyaw, extra = stand_off_pose(spec, blocked, (x, y), target.xy, OBJECT_RADIUS, BODY.radius,
-                                             ARRIVE_GAP, BODY.reach, slack=XY_TOLERANCE)
+                                             ARRIVE_GAP, BODY.reach, slack=slack)
         status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
         self._refresh("the end of walk_to")
         self._yaw_ref = None

@@ -31,6 +31,12 @@ Parameters (read once at start-up):
   global_frame (map), robot_base_frame (base_link)
   wait_timeout (10 s wall)   how long to wait for a map, a pose, a ``sim/step`` answer
   lockstep_wait_map (true)   lock-step: also wait for the ``map`` of the new frame
+  gait_follower (= lockstep) follow paths with the core's walking gait (GaitFollower: head for the
+                             next waypoint and step every frame, replan every 10 frames and after a
+                             bump, final turn on the gait's schedule), so that lock-step runs move
+                             as embedded ones; false: turn-then-go pure pursuit (PathFollower).  With
+                             the gait a bump replans at once (the goal's time limit bounds it) and
+                             max_recoveries does not apply
   lifecycle_names ([bt_navigator, amcl, ~])  names whose lifecycle_msgs state services
                              (``<name>/get_state``, ...) this node answers, as Nav2 clients
                              (nav2_simple_commander's ``waitUntilNav2Active``) expect; ``~`` is
@@ -70,7 +76,13 @@ from hazard_ros.params import declare_bool
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 from planner_node import ros_nav2_compat as nav2_compat
-from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, FollowerConfig, GoalRunner
+from planner_node.following import (
+    HUMANOID_MAX_ANGULAR,
+    HUMANOID_MAX_LINEAR,
+    FollowerConfig,
+    GaitFollower,
+    GoalRunner,
+)
 from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
 
 #: topics this node publishes (relative names, ROS type)
@@ -128,6 +140,8 @@ class NavigationNode(Node):
         self.base_frame = str(p("robot_base_frame", "base_link").value)
         self.wait_timeout = float(p("wait_timeout", 10.0).value)
         self.lockstep_wait_map = declare_bool(self, "lockstep_wait_map", True, "lock-step: wait for the new map")
+        self.gait_follower = declare_bool(self, "gait_follower", self.lockstep,
+                                          "follow paths with the core's walking gait (default: in lock-step)")
         lifecycle_names = [n for n in p("lifecycle_names", ["bt_navigator", "amcl", "~"]).value if n]
         localization_rate = float(p("localization_rate", 1.0).value)
         waypoint_servers = declare_bool(self, "waypoint_servers", True,
@@ -244,7 +258,7 @@ class NavigationNode(Node):
     # ------------------------------------------------------------ inputs
     def _on_map(self, msg: OccupancyGrid) -> None:
         g = mg.guard(self)
-        if not g.accept("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         info = msg.info
         q = info.origin.orientation
@@ -297,7 +311,7 @@ class NavigationNode(Node):
 
     def _on_task(self, msg: String) -> None:
         """The simulator's camera period: in lock-step ``map`` only advances on camera frames."""
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS)
+        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         if task is None:
             return
         period = (task.get("sensor_periods") or {}).get("camera", 1)
@@ -505,9 +519,7 @@ class NavigationNode(Node):
                 version = self._update_map(0)
                 pose, stamp = self._robot_pose()
                 t0 = self._time(stamp)
-                runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
-                                    self.max_recoveries, self.max_navigation_time,
-                                    log=self.get_logger().warning)
+                runner = self._goal_runner()
                 plan = runner.start(pose, goal_xy, goal_yaw, t0)
                 self.get_logger().info(
                     f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}"
@@ -570,6 +582,16 @@ class NavigationNode(Node):
             if gh.is_active:
                 gh.abort()
             return result
+
+    def _goal_runner(self) -> GoalRunner:
+        """The control of one goal: the core's gait (``gait_follower``) or pure pursuit."""
+        if self.gait_follower:
+            # every bump replans, as the embedded walk does; the goal's time limit bounds it
+            return GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
+                              1_000_000, self.max_navigation_time, log=self.get_logger().info,
+                              follower=GaitFollower(self.follower_config))
+        return GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
+                          self.max_recoveries, self.max_navigation_time, log=self.get_logger().warning)
 
     def _time(self, stamp_ns: int) -> float:
         """The controller's time: the pose stamp in lock-step (exact frames), else the clock."""

@@ -19,10 +19,11 @@ from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
 
 ROOT = Path(__file__).resolve().parents[1]
-#: modules allowed to name HAZARD's hazards: its task, hazard, dataset and catalogue modules, and
-#: its baseline agents (hazard_sim/agents: the "hazard" agent group)
+#: modules allowed to name HAZARD's hazards: its task, hazard, dataset (and episode checks), catalogue and RL modules,
+#: its baseline agents (hazard_sim/agents: the "hazard" agent group) and its benchmark scripts
 HAZARD_MODULES = ("hazard_sim/tasks/hazard/", "hazard_sim/hazards/", "hazard_sim/dataset.py",
-                  "hazard_sim/catalog.py", "hazard_sim/agents/", "benchmarks/bench_hazard.py")
+                  "hazard_sim/episode_checks.py", "hazard_sim/catalog.py", "hazard_sim/agents/", "hazard_sim/rl/",
+                  "benchmarks/bench_hazard.py", "benchmarks/calibrate_gait.py")
 
 
 def test_benchmark_names_stay_in_their_pieces():
@@ -90,7 +91,8 @@ def test_limits_clip_and_ground_body_apply_by_hand():
 def test_humanoid_spec_is_the_one_source_of_numbers():
     from planner_node import decision_node, following, observation
     s = HumanoidSpec()
-    assert s.limits().linear == pytest.approx(0.5) and s.limits().angular == pytest.approx(math.radians(150))
+    # 0.01 m and 3 deg per 0.1 s frame (the calibrated gait, docs/hazard.md)
+    assert s.limits().linear == pytest.approx(0.1) and s.limits().angular == pytest.approx(math.radians(30))
     assert observation.BODY_RADIUS == s.radius and decision_node.REACH == s.reach
     assert following.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
 

@@ -13,7 +13,7 @@ from geometry_msgs.msg import Twist
 from sensor_msgs.msg import Image
 from test_sim_node import Harness, ctx  # noqa: F401  (the fixture and harness of the sim node tests)
 
-TEST_TIME_LIMIT_S = 120
+TEST_TIME_LIMIT_S = 180
 
 
 def test_sim_node_serves_doze_and_drives_the_locobot(ctx):  # noqa: F811
@@ -38,3 +38,130 @@ def test_sim_node_serves_doze_and_drives_the_locobot(ctx):  # noqa: F811
         assert h.got["camera/color/image_raw"][-1].width == 64
     finally:
         h.close()
+
+
+# ------------------------------------------------------------------ decision and perception
+def _spin_in_thread(node, context, threads=1):
+    import threading
+
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    ex = MultiThreadedExecutor(num_threads=threads, context=context) if threads > 1 else \
+        SingleThreadedExecutor(context=context)
+    ex.add_node(node)
+    t = threading.Thread(target=ex.spin, daemon=True)
+    t.start()
+    return ex, t
+
+
+def _embedded(benchmark, agent_name, actions, width, episode=0):
+    from hazard_sim.agents import make_agent
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render.camera import CameraSpec
+    env = EmbodiedEnv(benchmark, "test", episode, seed=0, camera=CameraSpec(width, width, 90.0), frame_limit=2500)
+    obs, info = env.reset()
+    agent = make_agent(agent_name, seed=0, benchmark=benchmark)
+    agent.reset(obs, info)
+    for _ in range(actions):
+        a = agent.act(obs, info)
+        if a == "Done":
+            break
+        obs, _, term, trunc, info = env.step(a)
+        if term or trunc:
+            return env.metrics()
+    env.step("Done")
+    return env.metrics()
+
+
+@pytest.mark.parametrize("episode,agent,actions", [(30, "frontier", 40), (77, "random", 60)])
+def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_env, episode, agent, actions):
+    """sim_node (lock-step) and the DOZE decision node in two DDS participants run a level-3
+    episode (episode 30: 40 actions with blocked moves and collisions, then Done; episode 77:
+    the agent says Done itself, a success); the metrics on episode/metrics equal the embedded
+    run's (same episode, seed, camera)."""
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.parameter import Parameter
+
+    from hazard_ros.sim_node import SimNode
+    from planner_node.doze_decision import DozeDecisionNode
+    width, bench = 96, "doze/level3"
+    ctxs = [Context(), Context()]
+    for c in ctxs:
+        rclpy.init(context=c, domain_id=ros_env)
+    spun = []
+    try:
+        sim = SimNode(context=ctxs[0], parameter_overrides=[Parameter(k, value=v) for k, v in dict(
+            benchmark=bench, episode=episode, lockstep=True, camera_width=width, camera_height=width, camera_rate=2.0,
+            lidar_rate=0.0, gps_rate=0.0, imu_rate=0.0, frame_limit=2500).items()])
+        dec = DozeDecisionNode(context=ctxs[1], parameter_overrides=[
+            Parameter("agent", value=agent), Parameter("benchmark", value=bench),
+            Parameter("max_actions", value=actions),
+            Parameter("wait_timeout", value=20.0)])
+        spun = [_spin_in_thread(sim, ctxs[0]), _spin_in_thread(dec, ctxs[1], threads=4)]
+        got = dec.run()
+        assert got is not None, "no episode/metrics"
+        want = _embedded(bench, agent, actions, width, episode)
+        keys = ("success", "spl", "collisions", "steps", "cr", "distance_to_goal", "path_length", "frames",
+                "blocked_moves", "goal", "level", "goal_type", "episode")
+        assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
+        if episode == 30:              # forced Done after the actions; people blocked and touched the robot
+            assert got["steps"] == actions + 1 and got["frames"] == 5 * actions + 1
+            assert got["collisions"] > 0 and got["blocked_moves"] > 0 and got["path_length"] > 0
+        else:                          # the agent's own Done, near the goal
+            assert got["success"] and got["steps"] < actions
+    finally:
+        for ex, _ in spun:
+            ex.shutdown()
+        for c in ctxs:
+            if c.ok():
+                rclpy.shutdown(context=c)
+
+
+def test_decision_node_rejects_unknown_doze_agents_and_picks_doze_random(ctx):  # noqa: F811
+    from rclpy.parameter import Parameter
+
+    from planner_node.doze_decision import DozeDecisionNode, action_twist, parse_doze_action
+    with pytest.raises(ValueError, match="unknown DOZE agent 'greedy'"):
+        DozeDecisionNode(context=ctx, parameter_overrides=[Parameter("agent", value="greedy")])
+    assert parse_doze_action("move_ahead") == "MoveAhead"
+    with pytest.raises(ValueError, match="unknown DOZE action"):
+        parse_doze_action("jump")
+    assert action_twist("RotateRight") == pytest.approx((0.0, -np.radians(60.0)))
+    with pytest.raises(ValueError, match="not a motion action"):
+        action_twist("Done")
+
+
+def test_perception_classes_come_from_the_goal_text(ctx):  # noqa: F811
+    """The perception node (ground-truth detector) takes its class list from the DOZE task's
+    goal text, and detects only the goal's category."""
+    import json
+
+    from rclpy.parameter import Parameter
+    from std_msgs.msg import String
+
+    from hazard_ros.ros_qos import LATCHED
+    from hazard_sim.tasks.doze.agents import goal_class
+    from perception_node.detectors import GroundTruthDetector
+    from perception_node.perception_node import PerceptionNode, classes_from_task
+    assert classes_from_task({"goal": "a yellow watering can", "bounds": [0, 0, 1, 1]}) == ["watering can"]
+    with pytest.raises(ValueError, match="goal text"):
+        classes_from_task({"goal": ""})
+    det = GroundTruthDetector({5: "watering can", 6: "mug"}, classes=classes_from_task({"goal": "a red mug"}),
+                              min_pixels=1)
+    seg = np.zeros((8, 8), np.int32)
+    seg[:4, :4], seg[4:, 4:] = 5, 6
+    assert [d.label for d in det.detect(None, {"seg": seg})] == ["mug"]
+
+    h = Harness(ctx, benchmark="doze/level1", lockstep=True)
+    perc = PerceptionNode(context=ctx, parameter_overrides=[Parameter("detector", value="groundtruth"),
+                                                            Parameter("lockstep", value=True)])
+    h.ex.add_node(perc)
+    try:
+        got = []
+        h.probe.create_subscription(String, "perception/classes", lambda m: got.append(json.loads(m.data)), LATCHED)
+        want = goal_class(h.sim.env.task.goal_text)
+        assert h.spin_until(lambda: got and got[-1]["source"] == "task")
+        assert got[-1]["classes"] == [want] and want in h.sim.env.task.goal_text
+    finally:
+        h.close()
+        perc.destroy_node()

@@ -101,6 +101,7 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
                 h.listen(t, Image if t.endswith("image_raw") else CameraInfo, BEST_EFFORT)
         for t, cls, q in (("/tf_static", TFMessage, LATCHED), ("world/static_markers", MarkerArray, LATCHED),
                           ("task", String, LATCHED), ("reports", Detection3DArray, LATCHED_MANY),
+                          ("reports/markers", MarkerArray, LATCHED_MANY),
                           ("episode/status", String, 10)):
             h.listen(t, cls, q)
         x0, y0, z0 = env.agent.position
@@ -190,9 +191,11 @@ def test_sim_node_flies_the_uav_with_hand_computed_state(ctx):  # noqa: F811
         rpub.publish(conv.to_ros_detection3d_array([_Item(1, "victim", victim.position), _Item(2, "clue:tent",
                                                                                                  (10.0, 10.0, 0.0))],
                                                    conv.stamp_from_frame(10)))
-        assert h.spin_until(lambda: len(h.got["reports"]) > 0)
+        assert h.spin_until(lambda: len(h.got["reports"]) > 0 and len(h.got["reports/markers"]) > 0)
         echoed = conv.from_ros_detection3d_array(h.got["reports"][-1])
-        assert [c for c, _, _ in echoed] == ["victim", "clue:tent"]
+        assert [(c, s) for c, _, s in echoed] == [("victim", 1.0), ("clue:tent", 0.0)]   # score: counts now
+        shown = [m for m in h.got["reports/markers"][-1].markers if m.ns == "reports" and m.action == Marker.ADD]
+        assert [(m.type, m.color.g > 0.8) for m in shown] == [(Marker.SPHERE, True), (Marker.CUBE, False)]
         assert np.allclose(echoed[0][1], victim.position)
         assert len(env.task.victim_reports) == 1 and env.task.clue_reports[0][0] == "tent"
         rpub.publish(conv.to_ros_detection3d_array([_Item(3, "unicorn", (0.0, 0.0, 0.0))], conv.stamp_from_frame(10)))
@@ -216,61 +219,6 @@ class _Item:
         self.id, self.label, self.position, self.size = id, label, np.asarray(position, float), (1.0, 1.0, 1.0)
 
 
-def test_sim_node_over_dds_climbs_and_serves_four_cameras(ros_env):
-    """The simulator in its own process (free-run), a client here: cmd_vel climbs the UAV;
-    odom, NavSatFix and altimeter agree; all four cameras and the world markers arrive."""
-    proc = subprocess.Popen([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", "benchmark:=esar/desert",
-                             "-p", "camera_width:=32", "-p", "camera_height:=32", "-p", "gps_rate:=10.0",
-                             "-p", "camera_rate:=5.0", "-p", "realtime_factor:=2.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_env)
-    node = rclpy.create_node("esar_client", context=context)
-    ex = SingleThreadedExecutor(context=context)
-    ex.add_node(node)
-    got: dict[str, list] = {}
-    try:
-        for t, cls in [("odom", Odometry), ("gps/fix", NavSatFix), ("altimeter/range", Range),
-                       ("world/markers", MarkerArray)] + [(f"camera_{c}/image_raw", Image) for c in CAMERAS]:
-            got[t] = []
-            node.create_subscription(cls, t, got[t].append, BEST_EFFORT)
-        pub = node.create_publisher(Twist, "cmd_vel", 10)
-        cmd = Twist()
-        cmd.linear.z = 4.0
-        deadline = time.monotonic() + 90
-        z_first = None
-        while time.monotonic() < deadline:
-            ex.spin_once(timeout_sec=0.05)
-            pub.publish(cmd)
-            if got["odom"] and z_first is None:
-                z_first = got["odom"][0].pose.pose.position.z
-            if z_first is not None and got["odom"][-1].pose.pose.position.z > z_first + 3.0 \
-                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] \
-                    and got["altimeter/range"] and got["gps/fix"]:
-                break
-            assert proc.poll() is None, proc.stdout.read()
-        assert z_first is not None, "no odometry from the simulator"
-        assert got["odom"][-1].pose.pose.position.z > z_first + 3.0, "the UAV did not climb"
-        assert all(got[f"camera_{c}/image_raw"][-1].width == 32 for c in CAMERAS)
-        # same-stamp odom, fix and range agree: fix altitude = z + 0.12 (gps_link), range rises with z
-        fixes = {conv.frame_from_stamp(m.header.stamp): m for m in got["gps/fix"]}
-        odoms = {conv.frame_from_stamp(m.header.stamp): m for m in got["odom"]}
-        common = sorted(set(fixes) & set(odoms))
-        assert common
-        f = common[-1]
-        assert fixes[f].altitude == pytest.approx(odoms[f].pose.pose.position.z + 0.12, abs=1e-6)
-        labels = {m.text for m in got["world/markers"][-1].markers if m.type == Marker.TEXT_VIEW_FACING}
-        assert "victim" in labels
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        node.destroy_node()
-        rclpy.shutdown(context=context)
-
-
 def test_esar_launch_file_arguments(monkeypatch):
     from hazard_ros import launch_file
     from hazard_ros.launcher import describe
@@ -282,7 +230,7 @@ def test_esar_launch_file_arguments(monkeypatch):
     assert list(procs) == ["sim_node", "perception_node", "mapping_node"]
     sim = [procs["sim_node"].cmd[k + 1] for k, a in enumerate(procs["sim_node"].cmd) if a == "-p"]
     assert {"benchmark:=esar/coastal", "episode:=3", "episode_overrides:='weather=fog,time_of_day=21.5'",
-            "camera_width:=256"} <= set(sim)
+            "camera_width:=256", "segmentation:=visible"} <= set(sim)
     per = [procs["perception_node"].cmd[k + 1] for k, a in enumerate(procs["perception_node"].cmd) if a == "-p"]
     assert {"detector:=yolo_world", "weights:='/models/yw.pt'"} <= set(per)
     assert {"map", "split", "episode", "seed", "weather", "time_of_day", "camera_width", "camera_height",
@@ -312,10 +260,12 @@ def test_rviz_configs_show_what_the_nodes_publish():
             assert static["Topic"]["Durability Policy"] == "Transient Local"
 
 
-def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
+def test_esar_launch_over_dds_climbs_detects_on_four_views_and_maps_heights(ros_env):
     """hazard_launch with launch/esar.launch.yaml (sim, perception, mapping in their own
-    processes): the weather override reaches the task, the perception node detects on all
-    four views, the mapping node publishes the obstacle-at-altitude map and the elevation map."""
+    processes, a client here over DDS): cmd_vel climbs the UAV, same-stamp odometry and
+    NavSatFix agree, the four cameras and the world markers arrive, the weather override
+    reaches the task, the perception node detects on all four views, the mapping node
+    publishes the obstacle-at-altitude map and the elevation map."""
     from nav_msgs.msg import OccupancyGrid
     from vision_msgs.msg import Detection2DArray
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -336,14 +286,36 @@ def test_esar_launch_runs_perception_on_four_views_and_the_height_map(ros_env):
         node.create_subscription(PointCloud2, "elevation_map", got["elevation_map"].append, 10)
         node.create_subscription(Detection2DArray, "detections", got["detections"].append, 50)
         node.create_subscription(String, "perception/classes", got["perception/classes"].append, LATCHED)
-        frames = set()
+        for t, cls in [("odom", Odometry), ("gps/fix", NavSatFix), ("world/markers", MarkerArray)] + \
+                [(f"camera_{c}/image_raw", Image) for c in CAMERAS]:
+            got[t] = []
+            node.create_subscription(cls, t, got[t].append, BEST_EFFORT)
+        pub = node.create_publisher(Twist, "cmd_vel", 10)
+        cmd = Twist()
+        cmd.linear.z = 4.0
+        frames, z_first = set(), None
+
+        def climbed():
+            return z_first is not None and got["odom"][-1].pose.pose.position.z > z_first + 3.0
         deadline = time.monotonic() + 100
         while time.monotonic() < deadline:
             ex.spin_once(timeout_sec=0.05)
+            pub.publish(cmd)
+            if got["odom"] and z_first is None:
+                z_first = got["odom"][0].pose.pose.position.z
             frames = {m.header.frame_id for m in got["detections"]}
-            if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4:
+            if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4 and climbed() \
+                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] and got["gps/fix"]:
                 break
             assert proc.poll() is None, proc.stdout.read()
+        assert climbed(), "the UAV did not climb"
+        assert all(got[f"camera_{c}/image_raw"][-1].width == 32 for c in CAMERAS)
+        # same-stamp odom and fix agree: fix altitude = z + 0.12 (gps_link)
+        fixes = {conv.frame_from_stamp(m.header.stamp): m for m in got["gps/fix"]}
+        odoms = {conv.frame_from_stamp(m.header.stamp): m for m in got["odom"]}
+        f = max(set(fixes) & set(odoms))
+        assert fixes[f].altitude == pytest.approx(odoms[f].pose.pose.position.z + 0.12, abs=1e-6)
+        assert "victim" in {m.text for m in got["world/markers"][-1].markers if m.type == Marker.TEXT_VIEW_FACING}
         assert got["task"], "no task from the simulator"
         assert json.loads(got["task"][0].data)["weather"] == "fog"
         assert frames == {f"camera_{c}_optical_frame" for c in CAMERAS}, frames
@@ -468,3 +440,26 @@ def test_episode_overrides_are_checked(ctx):  # noqa: F811
     with pytest.raises(ValueError, match="weather 'sandstorm' does not occur on the alpine map; allowed there: clear"):
         SimNode(context=ctx, parameter_overrides=[Parameter("benchmark", value="esar/alpine"),
                                                    Parameter("episode_overrides", value="weather=sandstorm")])
+
+
+def test_visible_segmentation_track_at_night(ctx):  # noqa: F811
+    """segmentation:=visible publishes the benchmark's detection track (ESAR's seg_visible):
+    at midnight the dark terrain is not there, where the instance segmentation has it."""
+    with pytest.raises(ValueError, match="parameter 'segmentation' must be instance or visible, got 'x'"):
+        Harness(ctx, benchmark="esar/alpine", segmentation="x")
+    h = Harness(ctx, benchmark="esar/alpine", lockstep=True, idle_republish=0.0, segmentation="visible",
+                episode_overrides="time_of_day=0.0")
+    try:
+        assert isinstance(h.sim.p["segmentation"], str)
+        h.listen("camera_bottom_center/segmentation/image_raw", Image, LATCHED_MANY)
+        assert h.call("sim/step").success
+        assert h.spin_until(lambda: any(conv.frame_from_stamp(m.header.stamp) == 1
+                                        for m in h.got["camera_bottom_center/segmentation/image_raw"]))
+        msg = next(m for m in h.got["camera_bottom_center/segmentation/image_raw"]
+                   if conv.frame_from_stamp(m.header.stamp) == 1)
+        view = h.sim.env.last_obs["cameras"]["bottom_center"]
+        seg = conv.from_ros_image(msg)
+        assert np.array_equal(seg, view["seg_visible"])
+        assert (view["seg"] > 0).mean() > 0.9 and (seg > 0).mean() < 0.1
+    finally:
+        h.close()

@@ -123,6 +123,9 @@ def test_probes_of_the_issue_are_dropped_with_a_reason():
     assert ok == {"held": None, "rescued_ids": [1003], "frame": 7}
     for text in ("[1, 2]", "42", "nope", "[" * 100_000 + "]" * 100_000):
         assert g.json("task", String(data=text), mg.TASK_FIELDS) is None
+    from sensor_msgs.msg import Image  # a valid frame stamped 0 (the first one) is accepted
+    assert g.ok("image", mg.check_image, Image(height=2, width=3, encoding="mono8", step=3, data=[0] * 6), None)
+    assert not g.ok("image", mg.check_image, Image(height=2, width=3, encoding="mono8", step=3, data=[0] * 5), None)
     with pytest.raises(mg.Rejected, match="lacks frames"):
         mg.parse_json('{"value_rate": 1.0}', mg.METRICS_FIELDS, "episode/metrics", mg.METRICS_REQUIRED)
 
@@ -145,12 +148,40 @@ def test_odometry_future_stale_nan_and_jumps_are_rejected_but_a_new_track_is_ado
     # a reset (new episode: stamps back to 0, another start): adopted after a few agreeing poses
     results = [g.odometry("odom", _odom(-3.0, 2.0, 0, k * 100_000_000)) for k in range(5)]
     assert results == [False, False, True, True, True]
+    # before the clock runs (sim time, no /clock yet: it reads 0): far-future poses are refused
+    node3 = FakeNode(now_ns=0)
+    g3 = mg.Guard(node3, warn_period_s=0.0)
+    assert not g3.odometry("odom", _odom(0.0, 0.0, 10_000))
+    assert "in the future (clock at 0.000 s)" in node3.warnings[-1]
+    assert g3.odometry("odom", _odom(1.0, 1.0, 0))
+    # no clock at all: a pose far after the newest is refused, and forged poses interleaved
+    # with a real new track (a reset) do not keep it from being adopted
+    s = mg.PoseStreamGuard()
+    s.check(5 * 10 ** 9, (1.0, 1.0, 0.0))
+    with pytest.raises(mg.Rejected, match="after the newest pose"):
+        s.check(10 ** 13, (1.0, 1.0, 0.0))
+    adopted = []
+    for k in range(4):
+        for fake in range(3):
+            with pytest.raises(mg.Rejected):
+                s.check(10 ** 13 + 10 ** 12 * (3 * k + fake), (50.0, 0.0, 0.0))
+        try:
+            s.check(k * 100_000_000, (-3.0, 2.0, 0.0))       # the reset: stamps from 0 again
+            adopted.append(k)
+        except mg.Rejected:
+            pass
+    assert adopted == [2, 3]
     # warnings are throttled: one per topic per period, with the count since
     node2 = FakeNode()
     g2 = mg.Guard(node2)
     for _ in range(50):
         g2.odometry("odom", _odom(math.inf, 0.0, 1))
     assert len(node2.warnings) == 1 and g2.dropped["odom"] == 50
+
+
+def test_image_encodings_are_those_the_conversions_decode():
+    from hazard_ros.conversions import IMAGE_ENCODINGS
+    assert {e: np.dtype(d).itemsize * c for e, (d, c) in IMAGE_ENCODINGS.items()} == mg.IMAGE_BYTES_PER_PIXEL
 
 
 def test_transforms_are_checked_one_by_one():
@@ -214,8 +245,8 @@ def _targets(nodes):
             if s.topic_name not in SKIP_TOPICS:
                 subs.append((name, s.topic_name, s.msg_type, s.callback))
         for s in node.services:
-            if not s.srv_name.endswith(("_parameters", "_parameter_types", "describe_parameters",
-                                        "list_parameters", "get_type_description")):
+            base = s.srv_name.rsplit("/", 1)[-1]         # rclpy's own parameter services left out
+            if not ("parameter" in base or base == "get_type_description"):
                 srvs.append((name, s.srv_name, s.srv_type, s.callback))
     return subs, srvs
 
@@ -224,7 +255,7 @@ def _fuzz_nodes(nodes, examples: int) -> dict:
     subs, srvs = _targets(nodes)
     assert {t for _, t, _, _ in subs} >= {"/cmd_vel", "/odom", "/tf", "/tf_static", "/task", "/episode/status",
                                           "/detections_3d", "/map", "/camera/depth/image_raw"}
-    assert {s for _, s, _, _ in srvs} >= {"/pick_up", "/drop", "/sim/step"}
+    assert {s.lstrip("/") for _, s, _, _ in srvs} >= {"pick_up", "drop", "sim/step"}
     tried = {"messages": 0, "service_calls": 0}
     sim = nodes["sim_node"]
 
@@ -239,10 +270,16 @@ def _fuzz_nodes(nodes, examples: int) -> dict:
                 raise AssertionError(f"{name} crashed on {topic}: {type(exc).__name__}: {exc}") from exc
             tried["messages"] += 1
         feed()
+    deep = "[" * 100_000 + "]" * 100_000         # found by the deep fuzz: crashed perception/set_classes
+    for name, topic, cls, callback in subs:
+        if cls is String:
+            for text in (deep, '{"targets": 7, "rescued_ids": 5, "bounds": [1, 2, 3]}', "\x00", "[1]"):
+                callback(String(data=text))
+                tried["messages"] += 1
     for name, service, srv, callback in srvs:
         for _ in range(3):
             resp = callback(srv.Request(), srv.Response())
-            assert isinstance(resp.message, str), (name, service)
+            assert isinstance(resp, srv.Response), (name, service, resp)
             tried["service_calls"] += 1
     for _ in range(5):                         # the robot after whatever cmd_vel got through
         sim._advance_frame()
@@ -314,6 +351,7 @@ def _malformed(rng: random.Random, now_s: float):
             data=rng.choice(["[1]", "42", "not json", "[" * 3000 + "]" * 3000, '{"value_rate": 1.0}']))
     if kind == 8:
         img = Image(height=48, width=64, encoding=rng.choice(["32FC1", "rgb8", "16UC1"]), step=64 * 4)
+        # valid sizes of the launch's 64 x 48 camera, but the data does not fit or the stamp is far ahead
         img.header.stamp, img.data = (future, [0] * 100) if rng.random() < 0.5 else (now, [0] * 7)
         return rng.choice(["camera/depth/image_raw", "camera/color/image_raw", "camera/segmentation/image_raw",
                            "hazard/temperature/image_raw"]), img
@@ -341,7 +379,7 @@ def _launch(tmp_path, name, fuzz: bool, frames: int):
     out = tmp_path / f"{name}.json"
     cmd = [sys.executable, "-m", "hazard_ros.launcher", "--metrics-out", str(out),
            str(REPO / "launch" / "hazard.launch.yaml"), "task:=fire", "episode:=0", "agent:=greedy",
-           f"frame_limit:={frames}", "camera_width:=96", "camera_height:=72"]
+           f"frame_limit:={frames}", "camera_width:=64", "camera_height:=48"]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     stats = {"published": 0}
     if fuzz:
@@ -351,6 +389,13 @@ def _launch(tmp_path, name, fuzz: bool, frames: int):
         thread.start()
     try:
         log, _ = proc.communicate(timeout=200)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(2)
+        try:
+            log = proc.communicate(timeout=30)[0] + "\n[test] the launch did not end within 200 s"
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            log = proc.communicate()[0] + "\n[test] the launch did not end within 200 s"
     finally:
         if fuzz:
             stop.set()
@@ -370,30 +415,48 @@ def _publish_malformed(domain_id, stop, stats):
     # reliable + transient local: matched by every subscription kind (best effort, volatile, latched)
     reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    from rclpy.executors import SingleThreadedExecutor
+    from rosgraph_msgs.msg import Clock
+    sim_time = [0.0]
+    node.create_subscription(Clock, "/clock", lambda m: sim_time.__setitem__(0, m.clock.sec + m.clock.nanosec * 1e-9),
+                             10)
+    ex = SingleThreadedExecutor(context=context)
+    ex.add_node(node)
     try:
-        time.sleep(4.0)             # let the pipeline start; the episode is then under way
+        # start once the episode is under way: every node has its latched task and static TF
+        # (a flood on a latched topic of history depth 1 could displace those before they are
+        # read: that is DDS queueing, not a message a guard can judge), then a steady trickle
+        # (a flood of a lock-step sensor queue would displace real frames the same way)
+        while sim_time[0] < 1.0 and not stop.is_set():
+            ex.spin_once(timeout_sec=0.1)
         while not stop.is_set():
-            topic, msg = _malformed(rng, 0.0)
+            topic, msg = _malformed(rng, sim_time[0])
             key = (topic, type(msg))
             if key not in pubs:
                 pubs[key] = node.create_publisher(type(msg), topic, reliable)
             pubs[key].publish(msg)
             stats["published"] += 1
             stats.setdefault("topics", set()).add(topic)
-            time.sleep(0.002)
+            ex.spin_once(timeout_sec=0.0)
+            time.sleep(0.03)
     finally:
+        ex.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)
 
 
+@pytest.mark.fuzz          # in the suite too (60 frames); -m fuzz runs the longer episode
 @pytest.mark.skipif(os.environ.get("HAZARD_SKIP_DDS_FUZZ") == "1", reason="HAZARD_SKIP_DDS_FUZZ=1")
-def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path):
+def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path, request):
+    """60 frames in the suite; with -m fuzz 150 (the greedy agent's first rescue is in them)."""
     pytest.importorskip("nav2_msgs")
-    frames = 80
+    frames = 150 if "fuzz" in (request.config.option.markexpr or "") else 60
     rc0, log0, clean, _ = _launch(tmp_path, "clean", False, frames)
     assert rc0 == 0 and clean is not None, log0[-3000:]
     rc1, log1, fuzzed, stats = _launch(tmp_path, "fuzzed", True, frames)
-    print(f"DDS fuzz: {stats['published']} malformed messages on {sorted(stats.get('topics', ()))}")
+    (tmp_path / "fuzzed.log").write_text(log1)
+    print(f"DDS fuzz: {stats['published']} malformed messages on {sorted(stats.get('topics', ()))}; "
+          f"log: {tmp_path / 'fuzzed.log'}")
     assert rc1 == 0 and fuzzed is not None, log1[-3000:]
     assert stats["published"] > 100
     assert "dropped a message" in log1

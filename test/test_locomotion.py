@@ -109,3 +109,78 @@ def test_embedded_and_ros_share_the_programs():
     prims = {n for n, v in vars(controllers.Locomotion).items() if getattr(v, "__isabstractmethod__", False)}
     for cls in (EnvLocomotion, RosLocomotion):
         assert prims <= set(vars(cls)), cls
+
+
+# ------------------------------------------------------------------ one gait: embedded and ROS
+
+def _gait_walk(path, pose, step=0.05):
+    """The embedded walk law (hazard_sim.navigation.gait), frame by frame: the poses."""
+    from hazard_sim.navigation.gait import Walk, walk_step
+    walk = Walk(replan_every=10_000)
+    walk.set_path([np.asarray(p, float) for p in path[1:]], 0)
+    xy, yaw, poses = np.array(pose[:2], float), float(pose[2]), []
+    while walk.path is not None:
+        heading, offset = walk_step(xy, walk.waypoint, step)
+        if heading is not None:
+            yaw, xy = heading, xy + offset
+        walk.moved(xy, True)
+        poses.append((xy.copy(), yaw))
+    return poses
+
+
+def _ros_walk(path, pose, goal_yaw=None, free=lambda xy: True, frames=400):
+    """The navigation node's GaitFollower driving the humanoid through EmbodiedEnv.drive's
+    law (Limits.clip, turn then move): the poses after each frame, and the commands."""
+    from hazard_sim.core.embodiment import GroundBody, Twist
+    from hazard_sim.core.frames import FRAME_DT
+    from hazard_sim.embodiment.humanoid import HumanoidSpec
+    from planner_node.following import GaitFollower
+    body = GroundBody(pose[:2], pose[2], HumanoidSpec())
+    f = GaitFollower()
+    f.set_path(np.asarray(path, float), goal_yaw, 0.0)
+    poses, cmds = [], []
+    for k in range(frames):
+        c = f.step((body.xy[0], body.xy[1], body.yaw), k * FRAME_DT)
+        cmds.append(c)
+        if c.status in ("succeeded", "stuck"):
+            break
+        body.apply(Twist(vx=c.v, wz=c.w), FRAME_DT, free)
+        poses.append((body.xy.copy(), body.yaw))
+    return poses, cmds
+
+
+def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
+    # bends of at most 15 degrees (the humanoid's turn per frame): the same poses every frame
+    path = [(1.0, 1.0), (2.0, 1.0), (2.9659, 1.2588), (3.5, 1.4)]
+    emb = _gait_walk(path, (1.0, 1.0, 0.0))
+    ros, cmds = _ros_walk(path, (1.0, 1.0, 0.0))
+    assert len(ros) == len(emb) == 52      # 1 m, 1 m and 0.55 m: 20 + 20 + 12 frames
+    for (a, ya), (b, yb) in zip(emb, ros):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+        assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
+    assert cmds[-1].status == "succeeded"
+
+
+def test_gait_follower_turns_sharp_bends_at_the_turn_rate():
+    # a 90 degree bend: the embedded body turns within the frame; over cmd_vel the turn is
+    # clipped to 15 degrees per frame, so the body first turns 5 frames in place
+    path = [(1.0, 1.0), (1.5, 1.0), (1.5, 2.0)]
+    emb = _gait_walk(path, (1.0, 1.0, 0.0))
+    ros, _ = _ros_walk(path, (1.0, 1.0, 0.0))
+    assert len(ros) == len(emb) + 5
+    np.testing.assert_allclose(ros[-1][0], emb[-1][0], atol=1e-9)
+
+
+def test_gait_follower_final_turn_on_the_gait_schedule():
+    from hazard_sim.navigation.gait import turn_frames, turn_headings
+    ros, cmds = _ros_walk([(2.0, 2.0)], (2.0, 2.0, 0.3), goal_yaw=-1.2)
+    delta = -1.5
+    assert len(ros) == turn_frames(delta, 15.0) == 6
+    np.testing.assert_allclose([y for _, y in ros], turn_headings(0.3, delta, 6), atol=1e-9)
+    assert [c.status for c in cmds] == ["final_turn"] * 6 + ["succeeded"]
+
+
+def test_gait_follower_reports_a_bump_at_once():
+    ros, cmds = _ros_walk([(1.0, 1.0), (3.0, 1.0)], (1.0, 1.0, 0.0), free=lambda xy: xy[0] < 1.2)
+    assert cmds[-1].status == "stuck" and "bumped" in cmds[-1].message
+    assert len(cmds) == 5          # 3 steps of 0.05 m, a refused one (to x = 1.2), then the report

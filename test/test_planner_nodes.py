@@ -242,7 +242,9 @@ def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
         nav_time = last.navigation_time.sec + last.navigation_time.nanosec * 1e-9
         assert nav_time == pytest.approx((robot.frame - 1) * 0.1, abs=0.11)    # sim time: frames * 0.1 s
         assert feedback[0].estimated_time_remaining.sec >= 5.0 / HUMANOID_MAX_LINEAR - 1
-        assert plans and len(plans[-1].poses) >= 3 and plans[-1].header.frame_id == "map"
+        # the first plan goes through the door (the gait follower replans every 10 frames:
+        # the last plans are the straight rest of the way)
+        assert plans and len(plans[0].poses) >= 3 and plans[-1].header.frame_id == "map"
         rate = len(nav_node.cycle_times) / max(sum(nav_node.cycle_times), 1e-9)
         print(f"lock-step control loop: {robot.frame} frames in {wall:.2f} s wall "
               f"({robot.frame / wall:.0f} cycles/s incl. step + map wait; {rate:.0f}/s cycle time only)")

@@ -38,7 +38,7 @@ def test_drive_moves_turns_and_clips(env):
 
 def test_drive_into_a_wall_bumps(env):
     bumped = False
-    for _ in range(200):                                           # walk straight until something stops us
+    for _ in range(2000):                                          # walk straight until something stops us
         r = teleop.drive(env, 1.0, 0.0)
         if r.bumped:
             bumped = True

@@ -2,7 +2,9 @@
 
 The outdoor patch (16 m x 16 m) has no fence, as in the public HAZARD code: an object
 whose centre leaves the patch is lost (state ``lost``, taken out of the scene; it can no
-longer be rescued).  The drag-law force is multiplied by :data:`FORCE_GAIN`.
+longer be rescued).  The drag-law force is applied as the public code applies it: as an
+impulse (N s) every frame (ThreeDWorld's ``apply_force_to_object`` "is applied instantly as
+an impulse"), i.e. here as the force ``F / frame_dt`` held over the frame (:data:`FORCE_GAIN`).
 """
 from __future__ import annotations
 
@@ -11,9 +13,10 @@ import numpy as np
 from hazard_sim.hazards.base import Hazard
 from hazard_sim.hazards.wind_forces import WindModel
 
-#: HAZARD hand-tunes its wind force magnitude; ours multiplies the drag-law force
-#: by this gain so that light objects slide and tumble at 5-10 m/s winds.
-FORCE_GAIN = 5.0
+#: the public code sends the drag-law value ``F`` (N) to ThreeDWorld every frame as an
+#: impulse of ``F`` N s; over one of our 0.1 s frames that impulse is a force of ``F / 0.1 s``,
+#: so the gain is ``1 s / frame_dt`` = 10 (before this release: 5, a hand-tuned value).
+FORCE_GAIN = 1.0 / 0.1
 #: physics steps (5 ms each) between evaluations of the wind force (held in between;
 #: the model's cap keeps the held force from overshooting the felt wind's speed)
 FORCE_EVERY = 4
@@ -24,7 +27,9 @@ class WindHazard(Hazard):
     channel = None
 
     def __init__(self, world, speed: float, direction: float, rng: np.random.Generator,
-                 frame_dt: float = 0.1, force_gain: float = FORCE_GAIN, force_every: int = FORCE_EVERY):
+                 frame_dt: float = 0.1, force_gain: float | None = None, force_every: int = FORCE_EVERY):
+        # default gain: the public code's per-frame impulse spread over this frame (FORCE_GAIN at 0.1 s)
+        force_gain = 1.0 / frame_dt if force_gain is None else force_gain
         # the gain enters before the model's stability cap (a gain applied after
         # the cap would let very light objects gain speed every physics step)
         self.model = WindModel(speed, direction, rng=rng, gain=force_gain)

@@ -47,6 +47,7 @@ STRIDE = 2                   # pixels between back-projected samples
 ROBOT_H = 0.9
 DONE_DISTANCE = 0.75         # say Done this close to the goal (success counts 1.0 m)
 REPLAN_EVERY = 25
+FREE_AROUND = 0.2            # m around the robot kept free in its planning map
 RELATIONS = ("next to", "under", "on", "in")
 _REF = {**COLORS, **MATERIALS}
 
@@ -356,8 +357,15 @@ class SearchAgent(abc.ABC):
         if self.person_memory is not None:
             obst = obst | (self.t - self.person_seen_at <= self.person_memory)
         b = inflate(obst, 0.2, CELL)
-        b[self.grid.to_cell(self.pose[:2])] = False
+        # the robot's own footprint is free (as SemExp / L3MVN clear the agent's cells), so an
+        # agent next to a person it mapped can plan its way out
+        b[inflate(self._here(), FREE_AROUND, CELL)] = False
         return b
+
+    def _here(self) -> np.ndarray:
+        m = np.zeros(self.grid.shape, bool)
+        m[self.grid.to_cell(self.pose[:2])] = True
+        return m
 
     def _cost(self) -> np.ndarray:
         cost = np.where(self._blocked(), np.inf, 1.0)
@@ -440,9 +448,9 @@ class SearchAgent(abc.ABC):
         if self.last_action == "MoveAhead" and res.get("status") == "blocked":
             x, y, yaw = self.pose
             ahead = self.grid.to_cell(self.pose[:2] + 0.3 * np.array([math.cos(yaw), math.sin(yaw)]))
-            if self._person_ahead():
+            if self._person_ahead() and self.person_memory is not None:
                 self.person_seen_at[ahead] = self.t
-            else:
+            else:                   # a collision map: the cell in front is an obstacle (L3MVN, SemExp)
                 self.obst[ahead] = True
         if self.reads_hints:
             self._read_boards(obs)
@@ -476,6 +484,8 @@ class SearchAgent(abc.ABC):
         unreachable = self.global_goal is not None and not np.isfinite(dist[self.grid.to_cell(self.global_goal)])
         if self.global_goal is None or stale or reached or unreachable:
             self.global_goal = self.choose_global_goal(cost, dist)
+            if self.global_goal is None:
+                self.global_goal = self._wander_goal(dist)
             self.goal_set_at = self.t
         if self.global_goal is None:
             return "RotateLeft"
@@ -485,6 +495,16 @@ class SearchAgent(abc.ABC):
             self.global_goal = None
             return "RotateLeft"
         return self._guarded(self._steer(path))
+
+    def _wander_goal(self, dist):
+        """No frontier can be reached (the map is walled in, e.g. by people's trails): a random
+        reachable explored point at least 1 m away, so the robot keeps looking (and may see the
+        way open again) instead of turning on the spot."""
+        far = self.free & np.isfinite(dist) & (dist * CELL >= 1.0)
+        cells = np.argwhere(far)
+        if not len(cells):
+            return None
+        return self.grid.to_world(cells[int(self.rng.integers(len(cells)))])
 
     def _guarded(self, a: str) -> str:
         if self.people_aware and a == "MoveAhead" and self._person_ahead():

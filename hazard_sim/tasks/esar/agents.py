@@ -293,3 +293,4 @@ class ProbabilityMapAgent(EsarAgent):
 
 for _cls in (RandomAgent, LawnmowerAgent, FrontierAgent, ProbabilityMapAgent):
     register_agent("esar", _cls)
+from hazard_sim.tasks.esar import agents_llm as _agents_llm  # noqa: E402,F401  (registers "llm" in the esar group)

@@ -257,15 +257,33 @@ class EsarTask(Task):
                 clues.append({"class": name[len("clue:"):] if name.startswith("clue:") else name, "position": pos})
         return self._record(env, parse_action({"action": "hover", "clues": clues, "victims": victims}))
 
-    def reported_items(self) -> list:
+    def reported_items(self, env=None) -> list:
         """Every report kept so far as plain items (``id``, ``label`` = ``victim`` or
-        ``clue:<class>``, ``position``, ``size``, ``time_s``): victims 0.., clues 1000.."""
+        ``clue:<class>``, ``position``, ``size``, ``time_s``, ``score``): victims 0.., clues
+        1000... With ``env``, ``score`` is 1 for a report that counts now (a victim estimate
+        the Hungarian matching pairs with a victim within ``victim_radius``; a clue report
+        matched with the right class within ``clue_radius``), else 0; without it, 1."""
         from types import SimpleNamespace
-        out = [SimpleNamespace(id=k, label="victim", position=_pad3(p), size=(2.0, 2.0, 2.0), time_s=t)
+        vic = [SimpleNamespace(id=k, label="victim", position=_pad3(p), size=(2.0, 2.0, 2.0), time_s=t, score=1.0)
                for k, (p, t) in enumerate(self.victim_reports)]
-        out += [SimpleNamespace(id=1000 + k, label=f"clue:{c}", position=_pad3(p), size=(1.0, 1.0, 1.0), time_s=t)
-                for k, (c, p, t) in enumerate(self.clue_reports)]
-        return out
+        clu = [SimpleNamespace(id=1000 + k, label=f"clue:{c}", position=_pad3(p), size=(1.0, 1.0, 1.0), time_s=t,
+                               score=1.0) for k, (c, p, t) in enumerate(self.clue_reports)]
+        if env is not None:
+            cfg = next((m.cfg for m in getattr(env, "measures", ()) if isinstance(getattr(m, "cfg", None),
+                                                                                 EsarScoring)), EsarScoring())
+            ep = env.spec_dict
+            hit_v = {j for _, j in hungarian_matches([_pad3(v["position"]) for v in ep["victims"]],
+                                                    [it.position for it in vic], cfg.victim_radius)}
+            truth_c = [c["class"] for c in ep["clues"]]
+            allowed = np.array([[tc == c for c, _, _ in self.clue_reports] for tc in truth_c], bool)
+            hit_c = {j for _, j in hungarian_matches([_pad3(c["position"]) for c in ep["clues"]],
+                                                    [it.position for it in clu], cfg.clue_radius,
+                                                    allowed.reshape(len(truth_c), len(clu)))}
+            for j, it in enumerate(vic):
+                it.score = float(j in hit_v)
+            for j, it in enumerate(clu):
+                it.score = float(j in hit_c)
+        return vic + clu
 
     def execute(self, env, act: EsarAction) -> Outcome:
         note = self._record(env, act)
