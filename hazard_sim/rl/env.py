@@ -22,18 +22,23 @@ from hazard_sim.rl.actions import ACTION_NAMES, RLActor
 from hazard_sim.rl.observation import CHANNELS, MAP_SIZE
 from hazard_sim.rl.reward import RescueReward
 
-HAZARDS = ("fire", "flood", "wind")
+
+def hazards() -> list[str]:
+    """The HAZARD tasks (fire, flood, wind): the registered ``hazard/...`` benchmarks."""
+    from hazard_sim.core.spec import benchmark_ids
+    return [b.split("/", 1)[1] for b in benchmark_ids() if b.startswith("hazard/")]
 
 
 class HazardRLEnv(gym.Env):
     metadata = {"render_modes": []}
 
-    def __init__(self, task: str = "fire", split: str = "train", episodes=None, seed: int = 0,
+    def __init__(self, task: str = "hazard/fire", split: str = "train", episodes=None, seed: int = 0,
                  map_size: int = MAP_SIZE, camera: CameraSpec = CameraSpec(), render_backend: str = "auto",
                  max_actions: int = 400, reward: RescueReward | None = None):
         hazard = task.split("/")[-1]
-        if hazard not in HAZARDS:
-            raise ValueError(f"unknown HAZARD task {task!r}: expected one of {', '.join(HAZARDS)}")
+        known = hazards()
+        if hazard not in known:
+            raise ValueError(f"unknown HAZARD task {task!r}: expected one of {', '.join(known)}")
         self.hazard = hazard
         self.env = EmbodiedEnv(f"hazard/{hazard}", split, 0, seed=seed, camera=camera, render_backend=render_backend)
         n = self.env.spec_b.dataset.count(split)

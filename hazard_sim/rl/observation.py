@@ -30,7 +30,7 @@ CHANNELS = ("height", "explored", "object", "goal", "hazard")
 MAP_SIZE = 32
 HEIGHT_MAX = 2.0
 #: hazard readings mapped to [0, 1]: (low, high) per hazard
-HAZARD_RANGE = {"fire": (20.0, 600.0), "flood": (0.0, 1.5)}
+HAZARD_RANGE = {"hazard/fire": (20.0, 600.0), "hazard/flood": (0.0, 1.5)}
 STRIDE = 4                 # pixels between back-projected depth samples
 
 
@@ -61,7 +61,7 @@ class MapObserver:
         self.size = int(size)
         self.origin = np.array([x0, y0])
         self.cell = max(x1 - x0, y1 - y0) / self.size
-        self.hazard_range = HAZARD_RANGE.get(hazard)
+        self.hazard_range = HAZARD_RANGE.get(f"hazard/{hazard.split('/')[-1]}")
         self.height = np.zeros((self.size, self.size), np.float32)
         self.explored = np.zeros((self.size, self.size), bool)
         self.hazard = np.zeros((self.size, self.size), np.float32)

@@ -1,6 +1,6 @@
 """Train a PPO policy on HAZARD's RL interface with stable-baselines3 (CPU).
 
-``train(TrainConfig(task="fire", steps=20000, out_dir="runs/ppo_fire"))`` writes into
+``train(TrainConfig(task="hazard/fire", steps=20000, out_dir="runs/ppo_fire"))`` writes into
 ``out_dir``:
 
 * ``checkpoint.zip``: the latest model (every ``checkpoint_every`` steps, at the end and on
@@ -34,7 +34,7 @@ CURVE_FIELDS = ("steps", "frames", "wall_s", "episode", "reward", "value_rate", 
 
 @dataclass
 class TrainConfig:
-    task: str = "fire"
+    task: str = "hazard/fire"         # or the alias, e.g. fire
     steps: int = 20_000
     out_dir: str = "runs/ppo"
     envs: int = 2

@@ -44,7 +44,8 @@ def _episodes(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--task", required=True, choices=["fire", "flood", "wind"])
+    from hazard_sim.rl.env import hazards
+    p.add_argument("--task", required=True, choices=hazards())
     p.add_argument("--split", default="test")
     p.add_argument("--episodes", default="0-9", help="e.g. 0-9 or 0,2,4")
     p.add_argument("--seed", type=int, default=0)
