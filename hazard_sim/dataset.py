@@ -80,8 +80,8 @@ _EPISODE_VALIDATOR = jsonschema.Draft202012Validator(EPISODE_SCHEMA)
 
 def validate_episode(ep: dict, where: str = "episode") -> dict:
     """Check an episode record's shape, meaning and physical plausibility
-    (:mod:`hazard_sim.episode_checks`); raise DatasetError saying what is wrong and where."""
-    from hazard_sim import episode_checks
+    (:mod:`hazard_sim.tasks.hazard.episode_checks`); raise DatasetError saying what is wrong and where."""
+    from hazard_sim.tasks.hazard import episode_checks
     if not isinstance(ep, dict):
         raise DatasetError(f"{where}: an episode must be a JSON object, got {type(ep).__name__}")
     episode_checks.check_numbers(ep, where)
@@ -125,7 +125,7 @@ def read_episode_file(path: Path) -> dict:
     """The checked header and raw episodes of an episode file (structure only: JSON object,
     format, version, task, split, an episode list whose records hold the file's task, and
     for a file named like ``fire_test.json`` that task and split)."""
-    from hazard_sim import episode_checks
+    from hazard_sim.tasks.hazard import episode_checks
     path = Path(path)
     try:
         text = path.read_text()

@@ -56,8 +56,8 @@ def mutated(draw):
         parent, key = _get(ep, path[:-1]), path[-1]
         old = parent[key]
         kind = draw(st.sampled_from(["odd", "scale", "shift", "delete", "dup_object", "grow"]))
-        if kind == "odd":
-            parent[key] = draw(ODD_VALUES)
+        if kind == "odd":           # a copy: a drawn list or dict must not carry changes into the next case
+            parent[key] = copy.deepcopy(draw(ODD_VALUES))
         elif kind == "scale" and isinstance(old, (int, float)) and not isinstance(old, bool):
             parent[key] = old * draw(st.sampled_from([-1, 0, 0.5, 10, 1000, 1e9]))
         elif kind == "shift" and isinstance(old, (int, float)) and not isinstance(old, bool):
@@ -72,7 +72,7 @@ def mutated(draw):
         elif kind == "grow" and isinstance(old, list) and old:
             parent[key] = old + [copy.deepcopy(old[-1])] * draw(st.sampled_from([1, 5, 400]))
         else:
-            parent[key] = draw(ODD_VALUES)
+            parent[key] = copy.deepcopy(draw(ODD_VALUES))
         log.append((path, kind))
     return task, ep, log
 

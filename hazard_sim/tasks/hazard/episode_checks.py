@@ -8,8 +8,8 @@ and the field. What a plausible episode is:
 * every number finite, object ids integral (not ``1000.0``) and in ``[1000, 2^31)``;
 * at most :data:`MAX_OBJECTS` objects and :data:`MAX_SOURCES` fire sources;
 * the scene's kind matches the task (fire and flood in houses, wind outdoors);
-* each object rests on the floor or on a surface of the scene under it (so not below the
-  floor, not floating, not 50 m up), does not reach into a wall or a piece of furniture,
+* each object starts at most :data:`MAX_DROP` above the floor or a surface of the scene under
+  it (so not below the floor, not 50 m up), does not reach into a wall or a piece of furniture,
   and does not overlap another object by more than :data:`OVERLAP_TOLERANCE`;
 * the agent starts inside the scene, clear of walls and furniture (its body radius);
 * fire sources lie inside the scene, wind speeds in ``[0, MAX_WIND_SPEED]``.
@@ -25,7 +25,8 @@ MAX_OBJECTS = 300
 MAX_SOURCES = 3
 MAX_ID = 2 ** 31 - 1
 MAX_WIND_SPEED = 60.0        # m/s: beyond any hurricane
-REST_TOLERANCE = 0.05        # m between an object's bottom and what it rests on
+REST_TOLERANCE = 0.05        # m an object's bottom may reach into what it stands on (rounding)
+MAX_DROP = 1.0               # m an object may start above what is under it (it falls)
 OVERLAP_TOLERANCE = 0.05     # m of interpenetration allowed (rounding of the stored poses)
 AGENT_RADIUS = 0.2           # m: the humanoid's body
 MAX_NESTING = 20             # levels of JSON in an episode record
@@ -102,11 +103,13 @@ def check_plausible(ep: dict, scene, where: str) -> None:
         bottom = pos[2] - size[2] / 2
         if bottom < -REST_TOLERANCE:
             raise _error(where, f"{name}.position {o['position']} is below the floor (bottom at z = {bottom:.2f} m)")
-        rests = [("floor", 0.0)] + [(p.name, p.box.top) for p in surfaces if _footprint_contains(p.box, pos[:2])]
-        if not any(abs(bottom - top) <= REST_TOLERANCE for _, top in rests):
-            heights = ", ".join(f"{n} at {t:.2f} m" for n, t in rests)
-            raise _error(where, f"{name}.position {o['position']}: its bottom (z = {bottom:.2f} m) rests on nothing "
-                                f"(below it: {heights})")
+        under = [("floor", 0.0)] + [(p.name, p.box.top) for p in surfaces if _footprint_contains(p.box, pos[:2])]
+        support = max((top for _, top in under if top <= bottom + REST_TOLERANCE), default=0.0)
+        if bottom - support > MAX_DROP:
+            heights = ", ".join(f"{n} at {t:.2f} m" for n, t in under)
+            raise _error(where, f"{name}.position {o['position']}: its bottom (z = {bottom:.2f} m) is "
+                                f"{bottom - support:.2f} m above what is under it (at most {MAX_DROP:g} m; "
+                                f"under it: {heights})")
         core = r_in / 2
         for p in solids:
             mid = [pos[0], pos[1], pos[2]]
