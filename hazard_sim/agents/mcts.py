@@ -12,9 +12,10 @@ value and doubles the urgency (terminal cost) of objects whose hazard reading
 changed fast between sightings.
 
 The hazard-model variant (``mcts_hazard``, issue 8 item 3) keeps the paper's costs and
-adds simulated time to the rollouts: walking takes distance / 0.05 m per frame, picking
-up 15 frames, dropping 10, exploring 24, and a :class:`~hazard_sim.agents.hazard_model.
-HazardForwardModel` estimated from the agent's own observations predicts when each
+adds simulated time to the rollouts at the humanoid's own gait (``HumanoidSpec``: walking
+distance / 0.01 m per frame, picking up 75 frames, dropping 50, exploring 120), and a
+:class:`~hazard_sim.agents.hazard_model.HazardForwardModel` estimated from the agent's own
+observations predicts when each
 target will be damaged (fire front, water front) or blown out of the patch (wind drift).
 Reaching a target after that frame charges ``loss_weight`` x the value it loses (half
 its value for fire and flood, all of it for wind); so does a target left at the end of
@@ -33,13 +34,18 @@ import numpy as np
 from hazard_sim.agents.base import MAP_CELL as CELL
 from hazard_sim.agents.base import Agent
 from hazard_sim.agents.hazard_model import HazardForwardModel
+from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import distance_field
+
+_BODY = HumanoidSpec()
 
 
 class MCTSAgent(Agent):
     name = "mcts"
 
-    WALK_PER_FRAME, PICK_FRAMES, DROP_FRAMES, EXPLORE_FRAMES = 0.05, 15, 10, 24   # the humanoid's own timing
+    # the humanoid's own timing (HumanoidSpec, the one source; explore = 12 turns of 30 degrees)
+    WALK_PER_FRAME, PICK_FRAMES, DROP_FRAMES = _BODY.walk_per_frame, _BODY.pick_frames, _BODY.drop_frames
+    EXPLORE_FRAMES = 12 * math.ceil(30.0 / _BODY.turn_per_frame_deg)
 
     def __init__(self, seed: int = 0, simulations: int = 2000, depth: int = 20, discount: float = 0.95,
                  exploration: float = 1.4, value_aware: bool = False, fast_rate: float = 20.0,
