@@ -46,6 +46,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import LabelInfo
 
+from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import (
     from_ros_camera_info,
@@ -191,6 +192,9 @@ class DozeDecisionNode(Node):
 
     # ------------------------------------------------------------ inputs
     def _on_image(self, kind: str, msg: Image) -> None:
+        g = mg.guard(self)
+        if not g.ok(f"{kind} image", mg.check_image, msg, g.now_ns()):
+            return
         try:
             arr = from_ros_image(msg)
         except ValueError as exc:
@@ -201,6 +205,9 @@ class DozeDecisionNode(Node):
             self._assemble()
 
     def _on_camera_info(self, msg: CameraInfo) -> None:
+        g = mg.guard(self)
+        if not g.ok("camera_info", mg.check_camera_info, msg, g.now_ns()):
+            return
         try:
             K = from_ros_camera_info(msg)
         except ValueError as exc:
@@ -212,13 +219,17 @@ class DozeDecisionNode(Node):
 
     def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
         with self._cv:
+            transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
             try:
-                self.tf.add_message(msg, static=static)
+                self.tf.add_message(transforms, static=static)
             except ValueError as exc:
                 self.get_logger().error(f"tf: {exc}", throttle_duration_sec=10.0)
             self._assemble()
 
     def _on_odom(self, msg: Odometry) -> None:
+        with self._cv:
+            if not mg.guard(self).odometry("odom", msg):
+                return
         p = msg.pose.pose
         T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
         with self._cv:
@@ -240,11 +251,13 @@ class DozeDecisionNode(Node):
     def _json(self, msg: String, what: str):
         try:
             return json.loads(msg.data)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             self.get_logger().error(f"{what} is not JSON: {exc}")
             return None
 
     def _on_labels(self, msg: LabelInfo) -> None:
+        if not mg.guard(self).ok("label_info", mg.check_label_info, msg):
+            return
         with self._cv:
             self.labels = from_ros_label_info(msg)
             self._cv.notify_all()
@@ -260,7 +273,7 @@ class DozeDecisionNode(Node):
             self._cv.notify_all()
 
     def _on_status(self, msg: String) -> None:
-        data = self._json(msg, "episode/status")
+        data = mg.guard(self).json("episode/status", msg, mg.STATUS_FIELDS)
         if not isinstance(data, dict) or "frame" not in data:
             self.get_logger().error(f"episode/status without a frame: {msg.data[:80]!r}")
             return

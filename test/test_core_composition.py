@@ -19,10 +19,10 @@ from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
 
 ROOT = Path(__file__).resolve().parents[1]
-#: modules allowed to name HAZARD's hazards: its task, hazard, dataset (and episode checks), catalogue and RL modules,
+#: modules allowed to name HAZARD's hazards: its task (and episode checks), hazard, dataset, catalogue and RL modules,
 #: its baseline agents (hazard_sim/agents: the "hazard" agent group) and its benchmark scripts
 HAZARD_MODULES = ("hazard_sim/tasks/hazard/", "hazard_sim/hazards/", "hazard_sim/dataset.py",
-                  "hazard_sim/episode_checks.py", "hazard_sim/catalog.py", "hazard_sim/agents/", "hazard_sim/rl/",
+                  "hazard_sim/catalog.py", "hazard_sim/agents/", "hazard_sim/rl/",
                   "benchmarks/bench_hazard.py", "benchmarks/calibrate_gait.py")
 
 
