@@ -464,7 +464,9 @@ def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path,
     print(f"DDS fuzz: {stats['published']} malformed messages on {sorted(stats.get('topics', ()))}; "
           f"log: {tmp_path / 'fuzzed.log'}")
     assert rc1 == 0 and fuzzed is not None, log1[-3000:]
-    assert stats["published"] > 100
+    # a steady trickle (one message per ~30 ms) for as long as the episode runs: 60 frames take
+    # 2-10 s depending on the machine's load, so count what reached the topics, not a fixed total
+    assert stats["published"] >= 40 and len(stats["topics"]) >= 10, stats
     assert "dropped a message" in log1
     for name in ("sim_node", "perception_node", "mapping_node", "navigation_node", "decision_node"):
         assert f"started {name}" in log1
