@@ -40,11 +40,15 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
     pytest.skip(f"rclpy / nav2_msgs cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
 
 from hazard_ros import ros_qos as qos  # noqa: E402
+from hazard_sim.embodiment.humanoid import HumanoidSpec  # noqa: E402
 
 TEST_TIME_LIMIT_S = 170
 REPO = Path(__file__).resolve().parents[1]
+
 LAUNCH_ARGS = ["decision:=false", "camera_width:=96", "camera_height:=72"]
 START_X, START_Y = 0.554, 1.887                      # fire/test/0: the humanoid's start
+GOAL_AHEAD = 0.8                                      # m: the goToPose goal ahead of the start
+WALK = HumanoidSpec().limits().linear                 # m/s (0.1: the calibrated gait on the 0.1 s clock)
 FAR_GOAL = (5.45, 0.35)                               # fire/test/0: a free cell 5.5 m of path from the start
 
 
@@ -138,18 +142,19 @@ def test_nav2_simple_commander_sequence(ros_env, tmp_path):
         assert c.wait_active("bt_navigator", deadline) == "active"
         active_s = time.monotonic() - t0
 
-        # goToPose + isTaskComplete/getFeedback loop: 2.5 m ahead, wall-clock stamp
+        # goToPose + isTaskComplete/getFeedback loop: 0.8 m ahead (8 s at the humanoid's 0.1 m/s),
+        # wall-clock stamp
         fb = []
         t0 = time.monotonic()
-        gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X + 2.5, START_Y)), fb)
+        gh = c.send(c.nav, NavigateToPose.Goal(pose=c.pose(START_X + GOAL_AHEAD, START_Y)), fb)
         res = c.spin_until(gh.get_result_async(), 40.0)
         goal_s = time.monotonic() - t0
         assert res.status == GoalStatus.STATUS_SUCCEEDED, res.result.error_msg
         assert len(fb) >= 5 and fb[-1].feedback.distance_remaining < 0.5
-        assert goal_s < 15.0, f"goal took {goal_s:.1f} s: stalled on its wall-clock stamp?"
+        assert goal_s < GOAL_AHEAD / WALK + 10.0, f"goal took {goal_s:.1f} s: stalled on its wall-clock stamp?"
         # navigation_time is sim time; feedback arrives at every control cycle
         nav_time = fb[-1].feedback.navigation_time.sec + fb[-1].feedback.navigation_time.nanosec * 1e-9
-        assert nav_time >= 2.5 / 0.5 - 0.5
+        assert nav_time >= (GOAL_AHEAD - 0.25) / WALK - 0.5     # arrived within the 0.25 m tolerance
 
         # cancelTask() during a goal
         fb = []
@@ -170,23 +175,24 @@ def test_nav2_simple_commander_sequence(ros_env, tmp_path):
 
         # followWaypoints: two waypoints, feedback current_waypoint
         fb = []
-        gh = c.send(c.wp, FollowWaypoints.Goal(poses=[c.pose(START_X + 1.0, START_Y),
-                                                      c.pose(START_X + 1.0, START_Y + 0.8)]), fb)
+        gh = c.send(c.wp, FollowWaypoints.Goal(poses=[c.pose(START_X + 0.5, START_Y),
+                                                      c.pose(START_X + 0.5, START_Y + 0.4)]), fb)
         res = c.spin_until(gh.get_result_async(), 40.0)
         assert res.status == GoalStatus.STATUS_SUCCEEDED and not res.result.missed_waypoints
         assert sorted({f.feedback.current_waypoint for f in fb}) == [0, 1]
-        print(f"\nactive after {active_s:.1f} s, 2.5 m goal {goal_s:.1f} s wall, cancel {cancel_s * 1e3:.0f} ms")
+        print(f"\nactive after {active_s:.1f} s, {GOAL_AHEAD} m goal {goal_s:.1f} s wall, "
+              f"cancel {cancel_s * 1e3:.0f} ms")
 
         # our commander with nav2_simple_commander's method names and behaviour
         from planner_node.ros_commander import Navigator, RunningTask, TaskResult
         nav = Navigator.create("our_commander", context=ctx)
         try:
             nav.waitUntilNav2Active()
-            assert nav.goToPose(c.pose(START_X + 0.5, START_Y)) == RunningTask.NAVIGATE_TO_POSE
+            assert nav.goToPose(c.pose(START_X + 0.3, START_Y)) == RunningTask.NAVIGATE_TO_POSE
             while not nav.isTaskComplete():
                 nav.getFeedback()
             assert nav.getResult() == TaskResult.SUCCEEDED and nav.getTaskError() == (0, "")
-            assert nav.goThroughPoses([c.pose(START_X + 1.0, START_Y), c.pose(START_X + 1.0, START_Y + 0.6)])
+            assert nav.goThroughPoses([c.pose(START_X + 0.5, START_Y), c.pose(START_X + 0.5, START_Y + 0.4)])
             while not nav.isTaskComplete():
                 pass
             assert nav.getResult() == TaskResult.SUCCEEDED, nav.getTaskError()
