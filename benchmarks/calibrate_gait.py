@@ -30,10 +30,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
 
-from hazard_sim.agents import make_agent
-from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.spec import get_spec
 from hazard_sim.metrics import aggregate
+from hazard_sim.runner import run_episode
 
 #: the paper's Step (frames per rescue, public code's rule) of the greedy agent, Table 1
 PAPER_GREEDY_STEP = {"fire": 315.8, "flood": 289.9, "wind": 444.0}
@@ -64,16 +63,7 @@ def set_wind_gain(gain: float | None) -> None:
 def run_one(k: float, task: str, agent: str, episode: int, split: str, seed: int,
             wind_gain: float | None = None) -> dict:
     set_wind_gain(wind_gain)
-    env = EmbodiedEnv(f"hazard/{task}", split, episode, seed=seed, body_spec=body_for(k))
-    obs, info = env.reset()
-    pol = make_agent(agent, seed=seed, benchmark=env.benchmark)
-    pol.reset(obs, info)
-    done = False
-    while not done:
-        obs, _, term, trunc, info = env.step(pol.act(obs, info))
-        done = term or trunc
-    m = env.metrics()
-    env.close()
+    m = run_episode(f"hazard/{task}", split, episode, agent, seed, body_spec=body_for(k))
     m.update({"k": k, "task": task, "agent": agent, "episode": episode, "split": split, "seed": seed,
               "wind_gain": wind_gain})
     return m

@@ -28,13 +28,14 @@ def make_env(benchmark: str, split: str = "test", episode: int = 0, **kw):
 def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int = 0, *,
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
                 hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
-                dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto") -> dict:
+                dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto",
+                body_spec=None) -> dict:
     """Run one episode of ``benchmark`` (an id such as ``hazard/fire`` or an alias such
     as ``fire``) to its end and return its metrics (a JSON-able dict)."""
     t0 = time.perf_counter()
     wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
                        hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
-                       frame_limit=frame_limit, render_backend=render_backend)
+                       frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
     pol = make_agent(agent, seed=seed, benchmark=env.benchmark, **(agent_kwargs or {}))

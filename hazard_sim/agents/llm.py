@@ -29,17 +29,13 @@ Every prompt and answer goes to a JSON-lines transcript per episode
 """
 from __future__ import annotations
 
-import os
-
 from hazard_sim.agents.base import Agent
-from hazard_sim.llm import ChatClient, LLMError, LLMUnavailable, Transcript, parse_choice
-from hazard_sim.llm.parse import LETTERS
+from hazard_sim.llm import ChatClient
+from hazard_sim.llm.chooser import LLMChooser, lettered_prompt
 from hazard_sim.tasks.hazard.prompts import reading, target_attribute, task_text
 
 MAX_OPTIONS = 10
 HISTORY = 10
-COT_CUE = "Let's think step by step."
-COT_ANSWER = "Answer with only one best next action. So the answer is option"
 
 class LLMAgent(Agent):
     name = "llm"
@@ -49,16 +45,10 @@ class LLMAgent(Agent):
                  transcript_dir: str | None = None, max_down: int = 3, client: ChatClient | None = None,
                  temperature: float = 0.7, top_p: float = 1.0, max_tokens: int = 512):
         super().__init__(seed)
-        if mode not in ("direct", "cot"):
-            raise ValueError(f"unknown LLM mode {mode!r}: expected direct or cot")
-        self.mode = mode
-        self.client = client or ChatClient.from_env(model=model, base_url=base_url, api_key=api_key,
-                                                    timeout=timeout, retries=retries, backoff=backoff)
-        self.transcript_dir = transcript_dir or os.environ.get("HAZARD_LLM_TRANSCRIPTS", "runs/llm")
-        self.max_down = max_down
-        self.sampling = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
-        self.seed = seed
-        self.transcript: Transcript | None = None
+        # the endpoint, sampling, counters, fallback rules and transcript: the shared chooser
+        self.llm = LLMChooser(mode=mode, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
+                              retries=retries, backoff=backoff, transcript_dir=transcript_dir, max_down=max_down,
+                              client=client, temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
 
     # ------------------------------------------------------------ episode
     def reset(self, obs, info):
@@ -68,26 +58,13 @@ class LLMAgent(Agent):
         self.current = None
         self.plan_text = None
         self.log: list[str] = []           # "<option>: <result>" of past choices
-        self.calls = self.fallbacks = self.decisions = 0
-        self.down_streak = 0
-        if self.transcript:
-            self.transcript.close()
-        name = (f"{self.hazard}_{task.get('split', 'x')}_ep{task.get('episode', 'x')}_seed{self.seed}_"
-                f"{self.mode}.jsonl")
-        self.transcript = Transcript(os.path.join(self.transcript_dir, name))
-        self.transcript.write("episode", task=task, model=self.client.model, base_url=self.client.base_url,
-                              mode=self.mode, sampling=self.sampling)
+        self.llm.start(f"{self.hazard}_{task.get('split', 'x')}_ep{task.get('episode', 'x')}_seed{self.llm.seed}",
+                       task=task)
         super().reset(obs, info)
 
     def episode_info(self) -> dict:
         """Keys added to the episode's results."""
-        if self.transcript:
-            self.transcript.write("end", llm_calls=self.calls, llm_fallbacks=self.fallbacks,
-                                  decisions=self.decisions)
-            self.transcript.close()
-        return {"llm_calls": self.calls, "llm_fallbacks": self.fallbacks, "llm_decisions": self.decisions,
-                "llm_transcript": str(self.transcript.path) if self.transcript else None,
-                "llm_model": self.client.model, "llm_mode": self.mode}
+        return self.llm.summary()
 
     # ------------------------------------------------------------ acting
     def decide(self):
@@ -159,6 +136,10 @@ class LLMAgent(Agent):
         return f", {name} {fmt.format(value)} {unit}"
 
     def prompt(self, options: list[str]) -> str:
+        return lettered_prompt(self.context(), options)
+
+    def context(self) -> str:
+        """The prompt before its options: task, targets, state, history, previous actions."""
         m = self.memory
         lines = [task_text(self.hazard), "", "Target objects:"]
         for t in m.task["targets"]:
@@ -185,51 +166,11 @@ class LLMAgent(Agent):
                         f"frame {f}{self._reading(v).replace(', ', ' ', 1)}" for f, v in r.readings[-4:]))
         lines += ["", "Previous actions:"]
         lines += [f"- {a}" for a in self.log[-HISTORY:]] or ["- none"]
-        lines += ["", "Available actions:"]
-        lines += [f"{LETTERS[k]}. {o}" for k, o in enumerate(options)]
-        lines += ["", "Answer:"]
         return "\n".join(lines)
 
     # ------------------------------------------------------------ calling
-    def _call(self, messages: list[dict]) -> str:
-        self.calls += 1
-        try:
-            answer = self.client.chat(messages, seed=self.seed, **self.sampling)
-        except LLMError as e:
-            self.transcript.write("call", messages=messages, error=str(e))
-            if isinstance(e, LLMUnavailable):
-                self.down_streak += 1
-            raise
-        self.down_streak = 0
-        self.transcript.write("call", messages=messages, answer=answer)
-        return answer
-
     def choose(self, options: list[str]) -> int:
-        self.decisions += 1
-        prompt = self.prompt(options)
-        why, answer, k = None, None, None
-        if self.down_streak >= self.max_down:
-            why = f"endpoint down ({self.max_down} calls in a row could not reach it)"
-        else:
-            try:
-                if self.mode == "cot":
-                    thought = self._call([{"role": "user", "content": f"{prompt} {COT_CUE}"}])
-                    answer = self._call([{"role": "user", "content": f"{prompt} {COT_CUE}"},
-                                         {"role": "assistant", "content": thought},
-                                         {"role": "user", "content": COT_ANSWER}])
-                else:
-                    answer = self._call([{"role": "user", "content": prompt}])
-                k = parse_choice(answer, options)
-                if k is None:
-                    why = "unusable answer (no option named)"
-            except LLMError as e:
-                why = f"{type(e).__name__}: {e}"
-        if k is None:
-            self.fallbacks += 1
-            k = self._fallback(options)
-        self.transcript.write("decision", frame=self.memory.frame, options=options, answer=answer,
-                              choice=options[k], fallback=why)
-        return k
+        return self.llm.choose(self.context(), options, self._fallback(options), frame=self.memory.frame)
 
     def _fallback(self, options: list[str]) -> int:
         """Greedy: the nearest known open target (options list them nearest first), else look around."""

@@ -7,7 +7,7 @@ endpoint is down, answers with an error or names no option, returns the caller's
 fallback instead.  It counts calls, decisions and fallbacks, stops calling after
 ``max_down`` unreachable calls in a row (the endpoint is taken as down for the episode),
 and writes every prompt, answer and decision to a per-episode JSON-lines transcript:
-the same rules and events as HAZARD's LLM agent (``hazard_sim.agents.llm``).
+HAZARD's LLM agent (``hazard_sim.agents.llm``) and ESAR's use it.
 """
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ from hazard_sim.llm.transcript import Transcript
 
 COT_CUE = "Let's think step by step."
 COT_ANSWER = "Answer with only one best next action. So the answer is option"
+
+
+def lettered_prompt(context: str, options: list[str]) -> str:
+    """``context``, then the options lettered A, B, ... under "Available actions:", then "Answer:"."""
+    return "\n".join([context, "", "Available actions:", *[f"{LETTERS[k]}. {o}" for k, o in enumerate(options)],
+                      "", "Answer:"])
 
 
 class LLMChooser:
@@ -82,8 +88,7 @@ class LLMChooser:
         if self.transcript is None:
             raise RuntimeError("LLMChooser.start() must be called before choose()")
         self.decisions += 1
-        prompt = "\n".join([context, "", "Available actions:", *[f"{LETTERS[k]}. {o}" for k, o in enumerate(options)],
-                            "", "Answer:"])
+        prompt = lettered_prompt(context, options)
         why, answer, k = None, None, None
         if self.down_streak >= self.max_down:
             why = f"endpoint down ({self.max_down} calls in a row could not reach it)"
@@ -108,4 +113,4 @@ class LLMChooser:
         return k
 
 
-__all__ = ["LLMChooser", "COT_CUE", "COT_ANSWER"]
+__all__ = ["LLMChooser", "COT_CUE", "COT_ANSWER", "lettered_prompt"]
