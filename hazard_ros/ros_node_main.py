@@ -33,8 +33,10 @@ import traceback
 
 import rclpy
 from rclpy.exceptions import ParameterException
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
+
+from hazard_ros.executors import make_executor
 
 STOP_DEADLINE_S = 15.0        # a requested stop ends the process after this, finished or not
 PARENT_POLL_S = 0.5
@@ -158,8 +160,7 @@ def run_node(factory, name: str, args=None, threads: int = 1, poll: float = 0.1,
         except ParameterException as exc:        # a parameter of the wrong type: one line, no traceback
             print(f"[{name}] error: {exc}", file=sys.stderr, flush=True)
             return 2
-        executor = (MultiThreadedExecutor(num_threads=threads) if threads > 1
-                    else SingleThreadedExecutor())
+        executor = make_executor(threads)
         executor.add_node(node)
         flag.executor = executor
         if EARLY_STOP.is_set():                # ... or while the node was being created

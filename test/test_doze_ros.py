@@ -44,9 +44,8 @@ def test_sim_node_serves_doze_and_drives_the_locobot(ctx):  # noqa: F811
 def _spin_in_thread(node, context, threads=1):
     import threading
 
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
-    ex = MultiThreadedExecutor(num_threads=threads, context=context) if threads > 1 else \
-        SingleThreadedExecutor(context=context)
+    from hazard_ros.executors import make_executor
+    ex = make_executor(threads, context)
     ex.add_node(node)
     t = threading.Thread(target=ex.spin, daemon=True)
     t.start()

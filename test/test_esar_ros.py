@@ -305,7 +305,8 @@ def test_esar_launch_over_dds_climbs_detects_on_four_views_and_maps_heights(ros_
                 z_first = got["odom"][0].pose.pose.position.z
             frames = {m.header.frame_id for m in got["detections"]}
             if got["task"] and got["map"] and got["elevation_map"] and len(frames) >= 4 and climbed() \
-                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] and got["gps/fix"]:
+                    and all(got[f"camera_{c}/image_raw"] for c in CAMERAS) and got["world/markers"] and got["gps/fix"] \
+                    and got["perception/classes"]:
                 break
             assert proc.poll() is None, proc.stdout.read()
         assert climbed(), "the UAV did not climb"

@@ -24,8 +24,10 @@ try:
     import rclpy
     from rclpy.action import ActionClient
     from rclpy.context import Context
-    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
+
+    from hazard_ros.executors import SteadyMultiThreadedExecutor
 except Exception as exc:  # ImportError, or OSError from a missing shared library
     pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc}); run scripts/setup_ros.sh",
                 allow_module_level=True)
@@ -153,7 +155,7 @@ def ros():
     os.environ.pop("ROS_LOCALHOST_ONLY", None)
     context = Context()
     rclpy.init(context=context, domain_id=domain)
-    executor = MultiThreadedExecutor(num_threads=4, context=context)
+    executor = SteadyMultiThreadedExecutor(num_threads=4, context=context)
     nodes = {
         "lock_robot": FakeRobot("lock", context, lockstep=True),
         "lock_nav": NavigationNode(namespace="lock", context=context, parameter_overrides=FAST + [
@@ -427,10 +429,10 @@ def test_decision_node_runs_an_episode_in_lockstep():
     nodes = [sim, TruthMap(), NavigationNode(context=context, parameter_overrides=lock)]
     dec = DecisionNode(context=context, parameter_overrides=lock + [Parameter("agent", value="greedy"),
                                                                      Parameter("wait_timeout", value=10.0)])
-    executor = MultiThreadedExecutor(num_threads=5, context=context)
+    executor = SteadyMultiThreadedExecutor(num_threads=5, context=context)
     for n in nodes:
         executor.add_node(n)
-    dec_executor = MultiThreadedExecutor(num_threads=4, context=context)
+    dec_executor = SteadyMultiThreadedExecutor(num_threads=4, context=context)
     dec_executor.add_node(dec)
     actions = []
     nodes[1].create_subscription(String, "decision/action", actions.append, 10)
