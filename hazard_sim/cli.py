@@ -21,6 +21,7 @@ from pathlib import Path
 from hazard_sim.agents import AGENT_GROUPS, agents_for
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
 from hazard_sim.dataset import SPLITS, DatasetError
+from hazard_sim.ray_cluster import RayUnavailable
 
 
 def _camera(a):
@@ -324,7 +325,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
     b.add_argument("--hazards-affect-agent", action="store_true")
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
-    b.add_argument("--ray", metavar="ADDRESS", help="run on a Ray cluster (pip install ray)")
+    b.add_argument("--ray", metavar="ADDRESS", help="run the episodes on a Ray cluster at HOST:PORT or "
+                   "'auto' (start one with .venv/bin/ray start --head)")
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=cmd_bench)
 
@@ -338,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
     t.add_argument("--hazards-affect-agent", action="store_true")
     t.add_argument("--out-dir", default="runs/bench")
-    t.add_argument("--ray", metavar="ADDRESS")
+    t.add_argument("--ray", metavar="ADDRESS", help="as for bench")
     t.set_defaults(func=cmd_table)
 
     tp = sub.add_parser("train-ppo", help="train HAZARD's PPO agent (stable-baselines3, CPU)")
@@ -377,7 +379,8 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError, FileExistsError) as e:
+    except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError, FileExistsError,
+            RayUnavailable) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"hazard: error: {msg}", file=sys.stderr)
         return 2

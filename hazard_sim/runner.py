@@ -163,13 +163,9 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
 
     try:
         if ray_address:
-            import ray
-            ray.init(address=ray_address, ignore_reinit_error=True)
-            remote = ray.remote(_run_one)
-            pending = [remote.remote(j) for j in jobs]
-            while pending:
-                ready, pending = ray.wait(pending, num_returns=1)
-                record(ray.get(ready[0]))
+            from hazard_sim.ray_cluster import run_tasks
+            for r in run_tasks(ray_address, _run_one, jobs):
+                record(r)
         elif workers <= 1 or len(jobs) <= 1:
             for j in jobs:
                 record(_run_one(j))
