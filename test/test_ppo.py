@@ -265,3 +265,9 @@ def test_uniform_baseline_runs_a_short_episode():
     a = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
     b = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
     assert a["frames"] == 60 and a["value_rate"] == b["value_rate"] and a["rescued"] == b["rescued"]
+
+
+def test_learning_curve_frame_ticks_are_short():
+    from hazard_sim.rl.train import _frames_label
+    assert [_frames_label(x) for x in (0, 500, 9999, 10000, 150000, 700000, 1.5e6)] == \
+        ["0", "500", "9999", "10k", "150k", "700k", "1.5M"]

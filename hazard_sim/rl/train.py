@@ -130,11 +130,21 @@ def read_curve(path) -> dict:
     return {k: np.array([float(r[k]) for r in rows]) for k in CURVE_FIELDS}
 
 
+def _frames_label(x, _pos=None) -> str:
+    """Tick text for frame counts: 0, 500, 20k, 1.5M (raw numbers overlap past 100,000)."""
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:g}M"
+    if abs(x) >= 1e4:
+        return f"{x / 1e3:g}k"
+    return f"{x:g}"
+
+
 def plot_curve(csv_path, png_path, title: str) -> None:
     """Episode reward and value rate against simulated frames (points and a moving mean)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
     c = read_curve(csv_path)
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for ax, key, label in ((axes[0], "reward", "episode reward"), (axes[1], "value_rate", "value rate")):
@@ -145,6 +155,8 @@ def plot_curve(csv_path, png_path, title: str) -> None:
             mov = np.convolve(y, np.ones(k) / k, mode="valid")
             ax.plot(x[k - 1:], mov, "-", color="tab:red", lw=2, label=f"mean of {k}")
         ax.set_xlabel("simulated frames")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(_frames_label))
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(6))
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
         ax.legend(loc="best", fontsize=8)
