@@ -60,7 +60,7 @@ def test_model_kinds():
 
 
 # ---------------------------------------------------------------- the planner (mcts_hazard)
-def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, size=12.0):
+def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, size=12.0, carts=()):
     """An mcts_hazard agent with a hand-made memory: ``targets`` are (id, category, xy, value)."""
     from hazard_sim.agents import make_agent
     from hazard_sim.agents.memory import Memory, ObjectRecord
@@ -69,7 +69,7 @@ def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, 
     from hazard_sim.tasks.hazard.prompts import forward_model
     ag = make_agent("mcts_hazard", simulations=simulations)
     cats = {c: v for _, c, _, v in targets}
-    ag.memory = Memory({"hazard": hazard, "frame_limit": frame_limit, "container": "bag",
+    ag.memory = Memory({"hazard": hazard, "frame_limit": frame_limit, "container": "cart" if carts else "bag",
                         "targets": [{"category": c, "value": v, "fireproof": False, "waterproof": False}
                                     for c, v in cats.items()]})
     ag.memory.frame = frame
@@ -79,6 +79,7 @@ def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, 
     ag.model = HazardForwardModel(kind, (0, 0, size, size), thr)
     recs = [ObjectRecord(i, c, np.array([*xy, 0.1]), frame, True, v, reading=20.0) for i, c, xy, v in targets]
     ag.memory.objects = {r.id: r for r in recs}
+    ag.memory.containers = {2000 + k: np.array([*xy, 0.4]) for k, xy in enumerate(carts)}
     return ag, recs
 
 
@@ -158,3 +159,18 @@ def test_planner_rejects_a_bad_rollout_share():
     from hazard_sim.agents.hazard_planner import HazardMCTSAgent
     with pytest.raises(ValueError, match="greedy"):
         HazardMCTSAgent(greedy=1.5)
+
+
+def test_planner_in_wind_skips_what_the_wind_takes_and_carries_to_the_cart():
+    # A cart at (6, 8). B (value 5, 3 m away) is seen drifting 0.02 m per frame towards the
+    # patch's edge 1 m away: gone in 50 frames, long before the agent gets there (100+ frames).
+    targets = [(1, "book", (6.0, 3.0), 1), (2, "radio", (11.0, 6.0), 5)]
+    ag, (a, b) = _planner("wind", targets, (8.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
+    assert ag.plan([a, b]) == 2                                  # nothing drifts: the valuable one first
+    # walk 3 m - 2.2 in reach, face, pick up; carry 3.6 m (to (6, 8)) to the 0.95 m stand-off, face, drop
+    assert ag.last_plan["frames"] == pytest.approx(80 + 105 + (math.hypot(5, 2) - 0.95) / 0.01 + 80, abs=60)
+    ag, (a, b) = _planner("wind", targets, (8.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
+    ag.model.track(2, 90, (10.8, 6.0))
+    ag.model.track(2, 100, (11.0, 6.0))
+    assert ag.plan([a, b]) == 1
+    assert ag.last_plan["due"][2] == pytest.approx(100 + 1.0 / 0.02)

@@ -47,6 +47,7 @@ import numpy as np
 from hazard_sim.agents.hazard_model import HazardForwardModel
 from hazard_sim.agents.mcts import _BODY, MCTSAgent
 from hazard_sim.navigation.gait import ARRIVE_GAP
+from hazard_sim.navigation.grid import distance_field
 
 
 class HazardMCTSAgent(MCTSAgent):
@@ -58,6 +59,8 @@ class HazardMCTSAgent(MCTSAgent):
     STAND_OFF = ARRIVE_GAP + _BODY.radius + 0.2     # m: where a walk_to stops (gap, body, a small object)
     FACE_FRAMES = math.ceil(90.0 / _BODY.turn_per_frame_deg)     # a mean quarter turn to face the object
     LOS_DETOUR = 1.2        # geodesic / straight-line distance above which a wall is assumed in between
+    NEAR = 1.0              # m: a target is reached from the free cells this close to it
+    UNMAPPED_DETOUR = 1.5   # no path on the map yet: this times the straight line
 
     def __init__(self, seed: int = 0, simulations: int = 2000, exploration: float = 0.3, greedy: float = 0.8,
                  patience: float = 0.98):
@@ -128,6 +131,42 @@ class HazardMCTSAgent(MCTSAgent):
         return ("walk_to", target_id)
 
     # ------------------------------------------------------------ the model of a rescue
+    def _distances(self, points: np.ndarray) -> np.ndarray:
+        """Walking distances (m) between points (K,2), the first the agent's position, the
+        others objects: from the agent's cell, or from the free cell nearest an object, to
+        the free cells within ``NEAR`` of the other object plus the straight line from there
+        (an object on or against furniture has blocked cells all around it on the map).
+        No path on the map: ``UNMAPPED_DETOUR`` times the straight line."""
+        spec = self.map.spec
+        blocked = self.map.blocked()
+        h, w = blocked.shape
+        r = int(round(self.NEAR / spec.resolution))
+        off = np.hypot(*np.mgrid[-r:r + 1, -r:r + 1]) * spec.resolution      # m from the window's centre
+        cells = [spec.to_cell(p) for p in points]
+
+        def window(c):
+            i, j = c
+            i0, i1, j0, j1 = max(i - r, 0), min(i + r + 1, h), max(j - r, 0), min(j + r + 1, w)
+            return (slice(i0, i1), slice(j0, j1)), off[i0 - i + r:i1 - i + r, j0 - j + r:j1 - j + r]
+
+        k = len(points)
+        d = np.zeros((k, k))
+        for a in range(k):
+            start, extra = cells[a], 0.0
+            if a > 0:                                    # an object: start from the free cell nearest it
+                win, o = window(cells[a])
+                free = np.where(blocked[win], np.inf, o)
+                if np.isfinite(free).any():
+                    di, dj = np.unravel_index(np.argmin(free), free.shape)
+                    start, extra = (win[0].start + di, win[1].start + dj), float(free[di, dj])
+            field = distance_field(blocked, start, spec.resolution)
+            for b in range(k):
+                if b != a:
+                    win, o = window(cells[b])
+                    d[a, b] = extra + float(np.min(field[win] + o))
+        straight = np.linalg.norm(points[:, None] - points[None], axis=-1)
+        return np.where(np.isfinite(d), np.maximum(d, straight), straight * self.UNMAPPED_DETOUR)
+
     def rescue_frames(self, geodesic: float, straight: float, walk_only: bool = False) -> float:
         """Frames from standing ``geodesic`` m (on the map; ``straight`` m in a line) from an
         object to holding it: walking to where it is picked up, facing it, picking it up."""
@@ -158,9 +197,10 @@ class HazardMCTSAgent(MCTSAgent):
                         else self.model.damage_frame(r.id, r.position, r.reading, now) - now for r in open_])
         kept = 0.0 if wind else 0.5      # share of the value a late rescue keeps
         walk_only = [r.id in self.walk_only for r in open_]
-        # get[a, o]: frames from node a (0: the agent; o + 1: where target o was picked up) to holding o
+        # get[a, o]: frames from node a (0: the agent; o + 1: where target o was picked up; n + 1 + c:
+        # cart c) to holding target o
         get = np.array([[self.rescue_frames(geo[a, o + 1], straight[a, o + 1], walk_only[o]) for o in range(n)]
-                        for a in range(n + 1)])
+                        for a in range(len(pts))])
         if wind:
             cart = n + 1 + np.argmin(geo[1:n + 1, n + 1:], axis=1)           # the nearest cart of each target
             put = np.array([self.carry_frames(geo[o + 1, cart[o]]) for o in range(n)])
@@ -217,11 +257,10 @@ class HazardMCTSAgent(MCTSAgent):
                 st[0] += 1
                 st[1] += total - sum(rewards[:max(k - 1, 0)])   # the return of the prefix's last choice on
         first = [(stats[(o,)][0], o) for o in range(n) if (o,) in stats]
-        if not first:
-            self.last_plan = {}
-            return None                  # no rescue ends within the frame limit
-        best = max(first)[1]
+        # no rescue ends within the frame limit by the model: the quickest may still (the
+        # model's walking distances are estimates), and looking around would not help more
+        best = max(first)[1] if first else int(np.argmin(get[0] + put))
         self.last_plan = {"frame": now, "choice": open_[best].id, "frames": float(get[0, best] + put[best]),
                           "due": {r.id: float(due[o] + now) for o, r in enumerate(open_)},
-                          "value": stats[(best,)][1] / stats[(best,)][0] * gain_norm}
+                          "value": stats[(best,)][1] / stats[(best,)][0] * gain_norm if first else 0.0}
         return open_[best].id
