@@ -63,13 +63,14 @@ class HazardMCTSAgent(MCTSAgent):
     UNMAPPED_DETOUR = 1.5   # no path on the map yet: this times the straight line
 
     def __init__(self, seed: int = 0, simulations: int = 2000, exploration: float = 0.3, greedy: float = 0.8,
-                 patience: float = 0.98):
+                 patience: float = 0.9, hazard_model: bool = True):
         super().__init__(seed, simulations=simulations, exploration=exploration)
         if not 0.0 <= greedy <= 1.0:
             raise ValueError(f"greedy must be a share between 0 and 1, got {greedy}")
         if not 0.0 < patience <= 1.0:
             raise ValueError(f"patience must be in (0, 1], got {patience}")
         self.greedy, self.patience = greedy, patience
+        self.use_model = hazard_model        # False: no deadlines (an ablation of the forward model)
         self.model: HazardForwardModel | None = None
         self.known: frozenset = frozenset()
         self.walk_only: set[int] = set()     # targets whose pick-up from afar failed (a wall in between)
@@ -78,7 +79,7 @@ class HazardMCTSAgent(MCTSAgent):
 
     def reset(self, obs, info):
         from hazard_sim.tasks.hazard.prompts import forward_model
-        kind, threshold = forward_model(info["task"].get("hazard", ""))
+        kind, threshold = forward_model(info["task"].get("hazard", "")) if self.use_model else (None, None)
         self.model = HazardForwardModel(kind, info["bounds"], threshold)
         self.known, self.walk_only, self.direct_try, self.last_plan = frozenset(), set(), None, {}
         super().reset(obs, info)
