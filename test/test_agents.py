@@ -20,9 +20,11 @@ def test_agents_do_not_read_simulator_state():
     import inspect
 
     import hazard_sim.agents.base as base
+    import hazard_sim.agents.hazard_model as hazard_model
+    import hazard_sim.agents.hazard_planner as hazard_planner
     import hazard_sim.agents.mcts as mcts
     import hazard_sim.agents.simple as simple
-    for mod in (base, mcts, simple):
+    for mod in (base, hazard_model, hazard_planner, mcts, simple):
         src = inspect.getsource(mod)
         assert "hazard_sim.env" not in src and "hazard_sim.world" not in src
 

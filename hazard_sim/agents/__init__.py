@@ -6,8 +6,9 @@ the LLM agent) form the
 own group with :func:`register_agent`, so names such as ``random`` can repeat.
 """
 from hazard_sim.agents.base import Agent
+from hazard_sim.agents.hazard_planner import HazardMCTSAgent
 from hazard_sim.agents.llm import LLMAgent
-from hazard_sim.agents.mcts import HazardMCTSAgent, MCTSAgent, ValueAwareMCTSAgent
+from hazard_sim.agents.mcts import MCTSAgent, ValueAwareMCTSAgent
 from hazard_sim.agents.ppo import PPOAgent
 from hazard_sim.agents.simple import GreedyAgent, RandomAgent, RuleAgent
 

@@ -11,19 +11,18 @@ The value-aware variant (HAZARD's second MCTS) divides an object's costs by its
 value and doubles the urgency (terminal cost) of objects whose hazard reading
 changed fast between sightings.
 
-The hazard-model variant (``mcts_hazard``, issue 8 item 3) keeps the paper's costs and
-adds simulated time to the rollouts at the humanoid's own gait (``HumanoidSpec``: walking
-distance / 0.01 m per frame, picking up 75 frames, dropping 50, exploring 120), and a
-:class:`~hazard_sim.agents.hazard_model.HazardForwardModel` estimated from the agent's own
-observations predicts when each
-target will be damaged (fire front, water front) or blown out of the patch (wind drift).
-Reaching a target after that frame charges ``loss_weight`` x the value it loses (half
-its value for fire and flood, all of it for wind); so does a target left at the end of
-a rollout that the hazard reaches before the agent could.
+The hazard-aware planner (``mcts_hazard``) lives in :mod:`hazard_sim.agents.hazard_planner`.
 
 The search decides which object to rescue next; the actions that follow from
 that choice (pick up when there, drop when holding) cost nothing and are taken
 without a new search, as the search would choose them anyway.
+
+Walking to a target more than 1 m away takes several ``walk_to`` actions (the gait walks
+0.01 m per frame and a ``walk_to`` gives up after 100 frames with ``not_arrived``).  A
+``not_arrived`` after which the body has come closer to the target is progress, not a
+failure (:meth:`MCTSAgent.observe`): the agent keeps its target instead of giving it up
+after three such steps and searching again after two (which made both MCTS variants
+walk a metre or two towards one object, then towards another).
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ import numpy as np
 
 from hazard_sim.agents.base import MAP_CELL as CELL
 from hazard_sim.agents.base import Agent
-from hazard_sim.agents.hazard_model import HazardForwardModel
+from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import distance_field
 
@@ -46,13 +45,11 @@ class MCTSAgent(Agent):
     # the humanoid's own timing (HumanoidSpec, the one source; explore = 12 turns of 30 degrees)
     WALK_PER_FRAME, PICK_FRAMES, DROP_FRAMES = _BODY.walk_per_frame, _BODY.pick_frames, _BODY.drop_frames
     EXPLORE_FRAMES = 12 * math.ceil(30.0 / _BODY.turn_per_frame_deg)
+    PROGRESS = 0.2      # m closer to the target after a not_arrived walk_to that count as progress
 
     def __init__(self, seed: int = 0, simulations: int = 2000, depth: int = 20, discount: float = 0.95,
-                 exploration: float = 1.4, value_aware: bool = False, fast_rate: float = 20.0,
-                 hazard_model: bool = False, loss_weight: float = 5.0):
+                 exploration: float = 1.4, value_aware: bool = False, fast_rate: float = 20.0):
         super().__init__(seed)
-        self.use_model, self.loss_weight = hazard_model, loss_weight
-        self.model: HazardForwardModel | None = None
         self.simulations, self.depth, self.discount = simulations, depth, discount
         self.c = exploration
         self.value_aware = value_aware
@@ -61,21 +58,22 @@ class MCTSAgent(Agent):
 
     def reset(self, obs, info):
         self.current = None
-        if self.use_model:
-            from hazard_sim.tasks.hazard.prompts import forward_model
-            kind, threshold = forward_model(info["task"].get("hazard", ""))
-            self.model = HazardForwardModel(kind, info["bounds"], threshold)
         super().reset(obs, info)
 
     def observe(self, obs, info):
+        act, m = self.last_action, self.memory
+        before = None
+        if act and act[0] == "walk_to" and m is not None and act[1] in m.objects:
+            rec = m.objects[act[1]]
+            before = (float(np.linalg.norm(m.agent_pose[:2] - rec.position[:2])), rec.status)
         super().observe(obs, info)
-        if self.model is not None:
-            for o in info.get("observations") or [obs]:
-                self.model.observe(o)
-            m = self.memory
-            for r in m.objects.values():
-                if r.is_target and r.last_seen == m.frame:
-                    self.model.track(r.id, r.last_seen, r.position)
+        status = info.get("action_result", {}).get("status")
+        if before is not None and status == Status.NOT_ARRIVED:
+            rec = m.objects[act[1]]
+            if m.distance(rec) < before[0] - self.PROGRESS:      # came closer: progress, not a failure
+                self.failures[act[1]] = max(self.failures.get(act[1], 1) - 1, 0)
+                if rec.status == "lost" and before[1] == "scene":
+                    rec.status, rec.lost_until = "scene", 0
 
     # ------------------------------------------------------------ decision
     def decide(self):
@@ -132,18 +130,8 @@ class MCTSAgent(Agent):
         def walk_cost(a, b):
             return min(0.05 * dist[a, b] / CELL, 10.0)
 
-        timed = self.model is not None
-        if timed:
-            now = m.frame
-            due = np.array([self.model.damage_frame(r.id, r.position, r.reading, now) - now for r in open_])
-            lose = values * (1.0 if wind else 0.5)
-            frames = dist / self.WALK_PER_FRAME
-
-        def late(o, t):
-            return self.loss_weight * lose[o] if timed and t >= due[o] else 0.0
-
         def actions(state):
-            pos, remaining, holding, _ = state
+            pos, remaining, holding = state
             if holding is not None:
                 if not wind:
                     return [("drop",)]
@@ -155,27 +143,25 @@ class MCTSAgent(Agent):
             return acts
 
         def step(state, act):
-            pos, remaining, holding, t = state
+            pos, remaining, holding = state
             kind = act[0]
             if kind == "explore":
-                return (pos, remaining, holding, t + self.EXPLORE_FRAMES if timed else 0), 2.5
+                return (pos, remaining, holding), 2.5
             if kind == "walk":
                 node = act[1]
                 obj = node - 1 if node <= n else None
                 w = weight[obj] if obj is not None else 1.0
-                return (node, remaining, holding, t + frames[pos, node] if timed else 0), walk_cost(pos, node) * w
+                return (node, remaining, holding), walk_cost(pos, node) * w
             if kind == "pick":
                 o = act[1]
-                return (pos, tuple(x for x in remaining if x != o), o, t + self.PICK_FRAMES if timed else 0), \
-                    late(o, t)
-            return (pos, remaining, None, t + self.DROP_FRAMES if timed else 0), 0.0      # drop
+                return (pos, tuple(x for x in remaining if x != o), o), 0.0
+            return (pos, remaining, None), 0.0      # drop
 
         def terminal(state):
-            pos, remaining, holding, t = state
-            return sum(urgency[o] * weight[o] * max(2.0 * dist[pos, o + 1] - 5.0, 0.0)
-                       + late(o, t + (frames[pos, o + 1] if timed else 0)) for o in remaining)
+            pos, remaining, holding = state
+            return sum(urgency[o] * weight[o] * max(2.0 * dist[pos, o + 1] - 5.0, 0.0) for o in remaining)
 
-        root = (0, tuple(range(n)), None, 0.0)
+        root = (0, tuple(range(n)), None)
         stats: dict = {}     # (state, act) -> [visits, total_return]
         visits: dict = {}
         rng = self.rng
@@ -227,10 +213,3 @@ class ValueAwareMCTSAgent(MCTSAgent):
         super().__init__(seed, value_aware=True, **kw)
 
 
-class HazardMCTSAgent(MCTSAgent):
-    """MCTS whose rollouts use a forward model of the hazard learned from observations."""
-
-    name = "mcts_hazard"
-
-    def __init__(self, seed: int = 0, **kw):
-        super().__init__(seed, hazard_model=True, **kw)
