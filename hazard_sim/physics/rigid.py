@@ -143,6 +143,8 @@ class RigidWorld:
         self._contype = self.model.geom_contype[self._geom].copy()
         self._conaffinity = self.model.geom_conaffinity[self._geom].copy()
         self.enabled = np.ones(self.n, bool)
+        # where each body is parked while disabled (see _park_pose)
+        self._park = _PARK_ORIGIN + np.outer(np.arange(self.n) * _PARK_SPACING, [1, 0, 0])
         self._rot_key, self._rot = None, None
         mujoco.mj_forward(self.model, self.data)
 
@@ -161,16 +163,20 @@ class RigidWorld:
         Cached for the current orientations: force functions called every
         substep ask for them once for the velocities and once for the forces.
         """
+        return self._rotations().copy()
+
+    def _rotations(self) -> np.ndarray:
+        """The cached rotation matrices themselves (not to be modified)."""
         key = self._qpos[:, 3:].tobytes()
         if key != self._rot_key:
             self._rot_key, self._rot = key, quats_to_matrices(self._qpos[:, 3:])
-        return self._rot.copy()
+        return self._rot
 
     def velocities(self) -> np.ndarray:
         """(N, 6): linear velocity of the centre, then angular velocity, both in the world frame."""
         v = self._qvel.copy()
         # A free joint's angular velocity is expressed in the body frame.
-        v[:, 3:] = (self.rotations() @ v[:, 3:, None])[:, :, 0]
+        v[:, 3:] = (self._rotations() @ v[:, 3:, None])[:, :, 0]
         return v
 
     def box(self, i: int) -> Box:
@@ -211,10 +217,12 @@ class RigidWorld:
         self.model.geom_conaffinity[self._geom[i]] = self._conaffinity[i]
         self.set_pose(i, pos, quat if quat is not None else [1.0, 0.0, 0.0, 0.0])
 
-    def _hold_disabled(self) -> None:
-        off = ~self.enabled
+    def _hold_disabled(self, off: np.ndarray | None = None) -> None:
+        """Put the disabled bodies (``off``: their mask, default ``~enabled``) back at their
+        parking places, still."""
+        off = ~self.enabled if off is None else off
         if off.any():
-            self._qpos[off, :3] = _PARK_ORIGIN + np.outer(np.flatnonzero(off) * _PARK_SPACING, [1, 0, 0])
+            self._qpos[off, :3] = self._park[off]
             self._qpos[off, 3:] = [1.0, 0.0, 0.0, 0.0]
             self._qvel[off] = 0.0
 
@@ -223,13 +231,19 @@ class RigidWorld:
         """Number of MuJoCo steps used for ``duration`` seconds (rounded, at least 1)."""
         return max(1, int(round(duration / self.timestep)))
 
-    def _apply(self, forces, torques) -> None:
-        self._xfrc[:] = 0.0
+    def _apply(self, forces, torques, off: np.ndarray | None = None) -> None:
+        """Set the applied forces and torques, zero on the disabled bodies (``off``: their
+        mask, default ``~enabled``)."""
+        xf = self._xfrc
+        if forces is None or torques is None:
+            xf[:] = 0.0
         if forces is not None:
-            self._xfrc[:, :3] = forces
+            xf[:, :3] = forces
         if torques is not None:
-            self._xfrc[:, 3:] = torques
-        self._xfrc[~self.enabled] = 0.0
+            xf[:, 3:] = torques
+        off = ~self.enabled if off is None else off
+        if off.any():
+            xf[off] = 0.0
 
     def step(self, duration: float, forces: np.ndarray | None = None,
              torques: np.ndarray | None = None) -> None:
@@ -244,14 +258,15 @@ class RigidWorld:
         -> ``(forces, torques)`` (each (N, 3) or None) before every ``every`` MuJoCo
         steps (forces held in between), so that drag and buoyancy follow the motion."""
         n, every = self.n_substeps(duration), max(1, int(every))
+        off = ~self.enabled          # a force function does not enable or disable bodies
         k = 0
         while k < n:
-            self._apply(*force_fn(self.positions(), self.velocities()))
+            self._apply(*force_fn(self.positions(), self.velocities()), off=off)
             m = min(every, n - k)
             # parked (disabled) bodies collide with nothing: holding them after the m steps
             # rather than after each leaves every enabled body's motion the same
             mujoco.mj_step(self.model, self.data, nstep=m)
-            self._hold_disabled()
+            self._hold_disabled(off)
             k += m
         self._xfrc[:] = 0.0
 
