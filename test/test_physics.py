@@ -157,3 +157,25 @@ def test_strong_wind_wakes_and_moves_a_resting_body():
     # 14 m/s: 1.225 * 196 * 0.04 = 9.6 N, above friction (7.8 N): it slides
     w, moved = _resting_box_in_wind(14.0, keep_resting=True)
     assert not w.sleeping[0] and moved > 0.5
+
+
+@pytest.mark.parametrize("half_z", [0.005, 0.02])
+def test_thin_object_does_not_tunnel_through_thin_wall_at_10ms(half_z):
+    """The hazards step at 10 ms: a thin board pushed hard at the thinnest wall of the
+    indoor scenes (10 cm) stops at it, with three times the fastest floating body's speed."""
+    wall = Box.from_yaw([2.05, 0, 1.0], [0.05, 2.0, 1.0])          # face at x = 2.0
+    board = BodySpec("board", Box.from_yaw([1.0, 0, half_z], [0.15, 0.1, half_z], 0.0), 0.2)
+    w = RigidWorld([wall], [board])
+    w.set_timestep(0.01)
+    assert w.timestep == 0.01 and w.n_substeps(0.1) == 10
+    w.set_pose(0, [1.0, 0, half_z])
+    w._qvel[0, 0] = 6.0                                             # 6 m/s: 6 cm per step
+    w.step(1.0)
+    assert w.positions()[0, 0] < 2.0 - 0.14                         # still on the near side of the wall
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.01, 0.5])
+def test_set_timestep_rejects_bad_values(bad):
+    w = RigidWorld([], [cube("a", [0, 0, 0.1])])
+    with pytest.raises(ValueError, match="physics timestep"):
+        w.set_timestep(bad)

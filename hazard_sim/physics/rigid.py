@@ -275,6 +275,15 @@ class RigidWorld:
         self.step(seconds)
         self._qvel[:] = 0.0
 
+    def set_timestep(self, timestep: float) -> None:
+        """Change the MuJoCo step (s) from now on (e.g. a hazard that evaluates its forces
+        every 20 ms steps twice at 10 ms instead of four times at 5 ms)."""
+        timestep = float(timestep)
+        if not 0.0 < timestep <= 0.05:
+            raise ValueError(f"physics timestep must be in (0, 0.05] s, got {timestep!r}")
+        self.model.opt.timestep = timestep
+        self.timestep = float(self.model.opt.timestep)
+
     def enable_sleep(self, tolerance: float | None = None) -> None:
         """Let MuJoCo put bodies at rest to sleep (they cost next to nothing until a
         contact, a changed velocity or an applied force wakes them).  Off by default:
