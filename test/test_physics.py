@@ -179,3 +179,27 @@ def test_set_timestep_rejects_bad_values(bad):
     w = RigidWorld([], [cube("a", [0, 0, 0.1])])
     with pytest.raises(ValueError, match="physics timestep"):
         w.set_timestep(bad)
+
+
+def _quats_to_matrices_reference(q):
+    """The entry-by-entry formula quats_to_matrices replaced."""
+    q = np.asarray(q, float)
+    q = q * (np.sqrt(2.0) / np.linalg.norm(q, axis=1, keepdims=True))
+    w, x, y, z = q.T
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    r = np.empty((len(q), 3, 3))
+    r[:, 0, 0], r[:, 0, 1], r[:, 0, 2] = 1 - yy - zz, xy - wz, xz + wy
+    r[:, 1, 0], r[:, 1, 1], r[:, 1, 2] = xy + wz, 1 - xx - zz, yz - wx
+    r[:, 2, 0], r[:, 2, 1], r[:, 2, 2] = xz - wy, yz + wx, 1 - xx - yy
+    return r
+
+
+def test_quats_to_matrices_bit_identical_to_entrywise_formula():
+    from hazard_sim.physics.rigid import quats_to_matrices
+    rng = np.random.default_rng(3)
+    q = np.concatenate([rng.normal(size=(5000, 4)), [[1, 0, 0, 0], [0, 0, 0, 1], [0.5, -0.5, 0.5, -0.5]],
+                        np.eye(4), -np.eye(4)])
+    r = quats_to_matrices(q)
+    assert r.tobytes() == _quats_to_matrices_reference(q).tobytes()
+    np.testing.assert_allclose(r @ r.transpose(0, 2, 1), np.broadcast_to(np.eye(3), r.shape), atol=1e-12)

@@ -74,18 +74,31 @@ def _fmt(v) -> str:
     return " ".join(repr(float(x)) for x in v)
 
 
+# quats_to_matrices, entry by entry (row-major): the products (of the doubled quaternion
+# (w, x, y, z), flattened 4 x 4) A and B, and the sign of B; diagonal entries are 1 - A - B
+_Q_IDX = {"w": 0, "x": 1, "y": 2, "z": 3}
+_Q_TERMS = (("yy", "zz", -1), ("xy", "wz", -1), ("xz", "wy", 1),
+            ("xy", "wz", 1), ("xx", "zz", -1), ("yz", "wx", -1),
+            ("xz", "wy", -1), ("yz", "wx", 1), ("xx", "yy", -1))
+_Q_A = np.array([4 * _Q_IDX[a[0]] + _Q_IDX[a[1]] for a, _, _ in _Q_TERMS])
+_Q_B = np.array([4 * _Q_IDX[b[0]] + _Q_IDX[b[1]] for _, b, _ in _Q_TERMS])
+_Q_SIGN = np.array([float(sg) for _, _, sg in _Q_TERMS])
+_Q_DIAG = np.array([k in (0, 4, 8) for k in range(9)])
+
+
 def quats_to_matrices(q: np.ndarray) -> np.ndarray:
-    """Rotation matrices (N, 3, 3) from quaternions (N, 4) in (w, x, y, z) order."""
+    """Rotation matrices (N, 3, 3) from quaternions (N, 4) in (w, x, y, z) order.
+
+    With ``q`` scaled to length sqrt(2) (the products come out doubled), entry by entry:
+    ``1 - yy - zz, xy - wz, xz + wy; xy + wz, 1 - xx - zz, yz - wx; xz - wy, yz + wx,
+    1 - xx - yy``, computed from all 16 products at once (the same roundings as
+    evaluating each entry on its own)."""
     q = np.asarray(q, float)
-    q = q * (np.sqrt(2.0) / np.linalg.norm(q, axis=1, keepdims=True))  # products come out doubled
-    w, x, y, z = q.T
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    r = np.empty((len(q), 3, 3))
-    r[:, 0, 0], r[:, 0, 1], r[:, 0, 2] = 1 - yy - zz, xy - wz, xz + wy
-    r[:, 1, 0], r[:, 1, 1], r[:, 1, 2] = xy + wz, 1 - xx - zz, yz - wx
-    r[:, 2, 0], r[:, 2, 1], r[:, 2, 2] = xz - wy, yz + wx, 1 - xx - yy
-    return r
+    q = q * (np.sqrt(2.0) / np.sqrt(np.add.reduce(q * q, axis=1))[:, None])
+    prod = (q[:, :, None] * q[:, None, :]).reshape(len(q), 16)
+    a, b = prod[:, _Q_A], prod[:, _Q_B]
+    r = np.where(_Q_DIAG, (1.0 - a) - b, a + _Q_SIGN * b)
+    return r.reshape(len(q), 3, 3)
 
 
 def build_mjcf(static_boxes: list[Box], bodies: list[BodySpec], timestep: float,
