@@ -202,4 +202,9 @@ def test_quats_to_matrices_bit_identical_to_entrywise_formula():
                         np.eye(4), -np.eye(4)])
     r = quats_to_matrices(q)
     assert r.tobytes() == _quats_to_matrices_reference(q).tobytes()
+    # the layout matters too: a matmul with strided matrices rounds differently
+    assert r.flags.c_contiguous
+    strided = np.concatenate([np.zeros((len(q), 3)), q], axis=1)[:, 3:]      # as MuJoCo's qpos view
+    r2 = quats_to_matrices(strided)
+    assert r2.flags.c_contiguous and r2.tobytes() == r.tobytes()
     np.testing.assert_allclose(r @ r.transpose(0, 2, 1), np.broadcast_to(np.eye(3), r.shape), atol=1e-12)

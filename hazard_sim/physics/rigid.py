@@ -96,7 +96,10 @@ def quats_to_matrices(q: np.ndarray) -> np.ndarray:
     q = np.asarray(q, float)
     q = q * (np.sqrt(2.0) / np.sqrt(np.add.reduce(q * q, axis=1))[:, None])
     prod = (q[:, :, None] * q[:, None, :]).reshape(len(q), 16)
-    a, b = prod[:, _Q_A], prod[:, _Q_B]
+    # take(), not prod[:, idx]: fancy indexing returns a transposed layout, and a matmul with
+    # non-contiguous rotations (RigidWorld.velocities) takes another code path, with other
+    # roundings; the matrices must come out C-contiguous, as np.empty gave them before
+    a, b = prod.take(_Q_A, axis=1), prod.take(_Q_B, axis=1)
     r = np.where(_Q_DIAG, (1.0 - a) - b, a + _Q_SIGN * b)
     return r.reshape(len(q), 3, 3)
 
