@@ -168,6 +168,8 @@ def main() -> None:
     if "episodes" in parts:
         bench_episodes_all(a.repeats, out)
     out["machine"]["load_avg_1min_end"] = os.getloadavg()[0]
+    print(f"\nload average (1 min): {out['machine']['load_avg_1min']:.1f} at the start, "
+          f"{out['machine']['load_avg_1min_end']:.1f} at the end")
     if a.json:
         os.makedirs(os.path.dirname(a.json) or ".", exist_ok=True)
         with open(a.json, "w") as f:

@@ -157,3 +157,54 @@ def test_strong_wind_wakes_and_moves_a_resting_body():
     # 14 m/s: 1.225 * 196 * 0.04 = 9.6 N, above friction (7.8 N): it slides
     w, moved = _resting_box_in_wind(14.0, keep_resting=True)
     assert not w.sleeping[0] and moved > 0.5
+
+
+@pytest.mark.parametrize("half_z", [0.005, 0.02])
+def test_thin_object_does_not_tunnel_through_thin_wall_at_10ms(half_z):
+    """The hazards step at 10 ms: a thin board pushed hard at the thinnest wall of the
+    indoor scenes (10 cm) stops at it, with three times the fastest floating body's speed."""
+    wall = Box.from_yaw([2.05, 0, 1.0], [0.05, 2.0, 1.0])          # face at x = 2.0
+    board = BodySpec("board", Box.from_yaw([1.0, 0, half_z], [0.15, 0.1, half_z], 0.0), 0.2)
+    w = RigidWorld([wall], [board])
+    w.set_timestep(0.01)
+    assert w.timestep == 0.01 and w.n_substeps(0.1) == 10
+    w.set_pose(0, [1.0, 0, half_z])
+    w._qvel[0, 0] = 6.0                                             # 6 m/s: 6 cm per step
+    w.step(1.0)
+    assert w.positions()[0, 0] < 2.0 - 0.14                         # still on the near side of the wall
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.01, 0.5])
+def test_set_timestep_rejects_bad_values(bad):
+    w = RigidWorld([], [cube("a", [0, 0, 0.1])])
+    with pytest.raises(ValueError, match="physics timestep"):
+        w.set_timestep(bad)
+
+
+def _quats_to_matrices_reference(q):
+    """The entry-by-entry formula quats_to_matrices replaced."""
+    q = np.asarray(q, float)
+    q = q * (np.sqrt(2.0) / np.linalg.norm(q, axis=1, keepdims=True))
+    w, x, y, z = q.T
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    r = np.empty((len(q), 3, 3))
+    r[:, 0, 0], r[:, 0, 1], r[:, 0, 2] = 1 - yy - zz, xy - wz, xz + wy
+    r[:, 1, 0], r[:, 1, 1], r[:, 1, 2] = xy + wz, 1 - xx - zz, yz - wx
+    r[:, 2, 0], r[:, 2, 1], r[:, 2, 2] = xz - wy, yz + wx, 1 - xx - yy
+    return r
+
+
+def test_quats_to_matrices_bit_identical_to_entrywise_formula():
+    from hazard_sim.physics.rigid import quats_to_matrices
+    rng = np.random.default_rng(3)
+    q = np.concatenate([rng.normal(size=(5000, 4)), [[1, 0, 0, 0], [0, 0, 0, 1], [0.5, -0.5, 0.5, -0.5]],
+                        np.eye(4), -np.eye(4)])
+    r = quats_to_matrices(q)
+    assert r.tobytes() == _quats_to_matrices_reference(q).tobytes()
+    # the layout matters too: a matmul with strided matrices rounds differently
+    assert r.flags.c_contiguous
+    strided = np.concatenate([np.zeros((len(q), 3)), q], axis=1)[:, 3:]      # as MuJoCo's qpos view
+    r2 = quats_to_matrices(strided)
+    assert r2.flags.c_contiguous and r2.tobytes() == r.tobytes()
+    np.testing.assert_allclose(r @ r.transpose(0, 2, 1), np.broadcast_to(np.eye(3), r.shape), atol=1e-12)

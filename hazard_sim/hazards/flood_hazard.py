@@ -29,10 +29,15 @@ def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> 
 #: box corner signs in the order of ``Box.corners``
 _SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
 
-#: physics steps (5 ms each) between evaluations of buoyancy and drag: 20 ms is a tenth
-#: of the bobbing period of the thinnest floating object (about 0.2 s) and the drag cap
-#: (``FloodForceModel``) keeps the held drag from overshooting
-FORCE_EVERY = 4
+#: the MuJoCo step while the flood runs (the engine's default is 5 ms): 10 ms halves the
+#: engine's cost; the fastest floating body (about 1.8 m/s in the test episodes) moves
+#: under 2 cm per step, less than half of the thinnest wall (10 cm), so nothing tunnels
+#: (docs/hazard.md, "Third pass")
+PHYSICS_DT = 0.01
+#: physics steps between evaluations of buoyancy and drag (held in between): 2 x 10 ms =
+#: 20 ms, a tenth of the bobbing period of the thinnest floating object (about 0.2 s); the
+#: drag cap (``FloodForceModel``) keeps the held drag from overshooting
+FORCE_EVERY = 2
 
 
 class FloodHazard(Hazard):
@@ -40,9 +45,11 @@ class FloodHazard(Hazard):
     channel = "water_level"
 
     def __init__(self, world, source_wall: str, params: FloodParams = FloodParams(), frame_dt: float = 0.1,
-                 force_every: int = FORCE_EVERY):
+                 force_every: int = FORCE_EVERY, physics_dt: float | None = PHYSICS_DT):
         self.p = params
         self.force_every = force_every
+        if physics_dt is not None and world.physics is not None:
+            world.physics.set_timestep(physics_dt)
         self.surface = FloodSurface(world.scene.bounds, source_wall, params)
         self.forces = FloodForceModel(water_velocity=lambda pts: self.surface.water_velocity(pts[:, :2]))
         self.frame_dt = frame_dt

@@ -151,24 +151,76 @@ class WindModel:
         rigid body held by Coulomb friction does not do.  A gust above the threshold
         applies the force again, which wakes the body.
         """
-        hold_limit = static_hold_force(world) if keep_resting else None
+        return WindForceKernel(self, world, resistances, in_cart_mask, hold, keep_resting)
 
-        def fn(positions, velocities):
-            off = ~np.asarray(world.enabled, bool)
-            if in_cart_mask is not None:
-                off = off | np.asarray(in_cart_mask, bool)
-            f, t = self.forces(world.halfs, world.rotations(), velocities, resistances, off,
-                               masses=world.masses, dt=world.timestep * hold)
-            if hold_limit is not None:
-                v = np.asarray(velocities, float)
-                rest = (np.einsum("ij,ij->i", v[:, :3], v[:, :3]) < REST_SPEED ** 2) & \
-                       (np.einsum("ij,ij->i", v[:, 3:], v[:, 3:]) < REST_SPIN ** 2)
-                still = rest & (np.hypot(f[:, 0], f[:, 1]) < hold_limit)
-                f[still] = 0.0
-                t[still] = 0.0
-            return f, t
 
-        return fn
+class WindForceKernel:
+    """The force function of :meth:`WindModel.force_fn`: :meth:`WindModel.forces` on the
+    world's bodies (disabled ones and those in ``in_cart_mask`` feel nothing) and the
+    ``keep_resting`` rule, fused for a fixed world.  The box sizes' terms are computed
+    once, the felt wind once per turbulence draw (once a frame), and the numpy wrappers
+    are replaced by the ufuncs they call in the same order: the forces and torques are
+    bit-identical to :meth:`WindModel.forces` (``test/test_flood_kernels.py``)."""
+
+    def __init__(self, model: WindModel, world, resistances, in_cart_mask=None, hold: int = 1,
+                 keep_resting: bool = False):
+        self.model, self.world, self.in_cart_mask = model, world, in_cart_mask
+        halfs = np.asarray(world.halfs, float).reshape(-1, 3)
+        self.n = len(halfs)
+        self.face = 4.0 * np.stack([halfs[:, 1] * halfs[:, 2], halfs[:, 0] * halfs[:, 2],
+                                    halfs[:, 0] * halfs[:, 1]], axis=1)
+        self.reach = np.hypot(halfs[:, 0], halfs[:, 1])
+        self.resistances = np.asarray(resistances, float).reshape(-1)
+        self.masses = np.asarray(world.masses, float).reshape(-1)
+        self.dt = world.timestep * hold
+        self.hold_limit = static_hold_force(world) if keep_resting else None
+        self._key = None
+
+    def _per_draw(self):
+        """Felt wind, immovable mask, direction and cross direction for the current draw."""
+        m = self.model
+        key = (m.speed, m.direction_rad, m.turbulence_vector.tobytes())
+        if key != self._key:
+            felt = m.felt_wind(self.resistances)
+            d = m.direction
+            self._draw = (felt, np.linalg.norm(felt, axis=1) == 0.0, d, np.array([-d[1], d[0], 0.0]))
+            self._key = key
+        return self._draw
+
+    def __call__(self, positions, velocities):
+        m, world, n = self.model, self.world, self.n
+        if len(m._cross) != n:  # factors not drawn for this many objects yet (as WindModel.forces)
+            m._cross, m._spin = np.zeros(n), np.zeros(n)
+        felt, immovable, d, perp = self._per_draw()
+        rots = world.rotations()
+        off = ~np.asarray(world.enabled, bool)
+        if self.in_cart_mask is not None:
+            off = off | np.asarray(self.in_cart_mask, bool)
+        vel = np.asarray(velocities, float)
+        rel = felt - vel[:, :3]
+        rel[:, 2] = 0.0
+        speed = np.sqrt(np.add.reduce(rel * rel, axis=1))
+        toward = np.where(speed[:, None] > 0, rel, d)
+        norm = np.sqrt(np.add.reduce(toward * toward, axis=1))[:, None]
+        unit = np.divide(toward, norm, out=np.zeros_like(toward), where=norm > 0)
+        area = np.add.reduce(np.abs(np.einsum("ni,nik->nk", unit, rots)) * self.face, axis=1)
+        k = m.gain * m.rho_air
+        f = k * (speed * area)[:, None] * rel
+        cap = self.masses * speed / self.dt
+        mag = k * speed ** 2 * area
+        f *= np.minimum(1.0, cap / np.maximum(mag, 1e-12))[:, None]
+        f[immovable | off] = 0.0
+        mag = np.sqrt(np.add.reduce(f * f, axis=1))
+        f = f + (m.cross_fraction * m._cross * mag)[:, None] * perp
+        t = np.zeros((n, 3))
+        t[:, 2] = m.torque_scale * m._spin * mag * self.reach
+        if self.hold_limit is not None:
+            rest = (np.einsum("ij,ij->i", vel[:, :3], vel[:, :3]) < REST_SPEED ** 2) & \
+                   (np.einsum("ij,ij->i", vel[:, 3:], vel[:, 3:]) < REST_SPIN ** 2)
+            still = rest & (np.hypot(f[:, 0], f[:, 1]) < self.hold_limit)
+            f[still] = 0.0
+            t[still] = 0.0
+        return f, t
 
 
 #: a body slower than this (m/s) and spinning slower than :data:`REST_SPIN` (rad/s) is at rest

@@ -74,18 +74,34 @@ def _fmt(v) -> str:
     return " ".join(repr(float(x)) for x in v)
 
 
+# quats_to_matrices, entry by entry (row-major): the products (of the doubled quaternion
+# (w, x, y, z), flattened 4 x 4) A and B, and the sign of B; diagonal entries are 1 - A - B
+_Q_IDX = {"w": 0, "x": 1, "y": 2, "z": 3}
+_Q_TERMS = (("yy", "zz", -1), ("xy", "wz", -1), ("xz", "wy", 1),
+            ("xy", "wz", 1), ("xx", "zz", -1), ("yz", "wx", -1),
+            ("xz", "wy", -1), ("yz", "wx", 1), ("xx", "yy", -1))
+_Q_A = np.array([4 * _Q_IDX[a[0]] + _Q_IDX[a[1]] for a, _, _ in _Q_TERMS])
+_Q_B = np.array([4 * _Q_IDX[b[0]] + _Q_IDX[b[1]] for _, b, _ in _Q_TERMS])
+_Q_SIGN = np.array([float(sg) for _, _, sg in _Q_TERMS])
+_Q_DIAG = np.array([k in (0, 4, 8) for k in range(9)])
+
+
 def quats_to_matrices(q: np.ndarray) -> np.ndarray:
-    """Rotation matrices (N, 3, 3) from quaternions (N, 4) in (w, x, y, z) order."""
+    """Rotation matrices (N, 3, 3) from quaternions (N, 4) in (w, x, y, z) order.
+
+    With ``q`` scaled to length sqrt(2) (the products come out doubled), entry by entry:
+    ``1 - yy - zz, xy - wz, xz + wy; xy + wz, 1 - xx - zz, yz - wx; xz - wy, yz + wx,
+    1 - xx - yy``, computed from all 16 products at once (the same roundings as
+    evaluating each entry on its own)."""
     q = np.asarray(q, float)
-    q = q * (np.sqrt(2.0) / np.linalg.norm(q, axis=1, keepdims=True))  # products come out doubled
-    w, x, y, z = q.T
-    xx, yy, zz = x * x, y * y, z * z
-    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
-    r = np.empty((len(q), 3, 3))
-    r[:, 0, 0], r[:, 0, 1], r[:, 0, 2] = 1 - yy - zz, xy - wz, xz + wy
-    r[:, 1, 0], r[:, 1, 1], r[:, 1, 2] = xy + wz, 1 - xx - zz, yz - wx
-    r[:, 2, 0], r[:, 2, 1], r[:, 2, 2] = xz - wy, yz + wx, 1 - xx - yy
-    return r
+    q = q * (np.sqrt(2.0) / np.sqrt(np.add.reduce(q * q, axis=1))[:, None])
+    prod = (q[:, :, None] * q[:, None, :]).reshape(len(q), 16)
+    # take(), not prod[:, idx]: fancy indexing returns a transposed layout, and a matmul with
+    # non-contiguous rotations (RigidWorld.velocities) takes another code path, with other
+    # roundings; the matrices must come out C-contiguous, as np.empty gave them before
+    a, b = prod.take(_Q_A, axis=1), prod.take(_Q_B, axis=1)
+    r = np.where(_Q_DIAG, (1.0 - a) - b, a + _Q_SIGN * b)
+    return r.reshape(len(q), 3, 3)
 
 
 def build_mjcf(static_boxes: list[Box], bodies: list[BodySpec], timestep: float,
@@ -143,6 +159,8 @@ class RigidWorld:
         self._contype = self.model.geom_contype[self._geom].copy()
         self._conaffinity = self.model.geom_conaffinity[self._geom].copy()
         self.enabled = np.ones(self.n, bool)
+        # where each body is parked while disabled (see _park_pose)
+        self._park = _PARK_ORIGIN + np.outer(np.arange(self.n) * _PARK_SPACING, [1, 0, 0])
         self._rot_key, self._rot = None, None
         mujoco.mj_forward(self.model, self.data)
 
@@ -161,16 +179,20 @@ class RigidWorld:
         Cached for the current orientations: force functions called every
         substep ask for them once for the velocities and once for the forces.
         """
+        return self._rotations().copy()
+
+    def _rotations(self) -> np.ndarray:
+        """The cached rotation matrices themselves (not to be modified)."""
         key = self._qpos[:, 3:].tobytes()
         if key != self._rot_key:
             self._rot_key, self._rot = key, quats_to_matrices(self._qpos[:, 3:])
-        return self._rot.copy()
+        return self._rot
 
     def velocities(self) -> np.ndarray:
         """(N, 6): linear velocity of the centre, then angular velocity, both in the world frame."""
         v = self._qvel.copy()
         # A free joint's angular velocity is expressed in the body frame.
-        v[:, 3:] = (self.rotations() @ v[:, 3:, None])[:, :, 0]
+        v[:, 3:] = (self._rotations() @ v[:, 3:, None])[:, :, 0]
         return v
 
     def box(self, i: int) -> Box:
@@ -211,10 +233,12 @@ class RigidWorld:
         self.model.geom_conaffinity[self._geom[i]] = self._conaffinity[i]
         self.set_pose(i, pos, quat if quat is not None else [1.0, 0.0, 0.0, 0.0])
 
-    def _hold_disabled(self) -> None:
-        off = ~self.enabled
+    def _hold_disabled(self, off: np.ndarray | None = None) -> None:
+        """Put the disabled bodies (``off``: their mask, default ``~enabled``) back at their
+        parking places, still."""
+        off = ~self.enabled if off is None else off
         if off.any():
-            self._qpos[off, :3] = _PARK_ORIGIN + np.outer(np.flatnonzero(off) * _PARK_SPACING, [1, 0, 0])
+            self._qpos[off, :3] = self._park[off]
             self._qpos[off, 3:] = [1.0, 0.0, 0.0, 0.0]
             self._qvel[off] = 0.0
 
@@ -223,13 +247,19 @@ class RigidWorld:
         """Number of MuJoCo steps used for ``duration`` seconds (rounded, at least 1)."""
         return max(1, int(round(duration / self.timestep)))
 
-    def _apply(self, forces, torques) -> None:
-        self._xfrc[:] = 0.0
+    def _apply(self, forces, torques, off: np.ndarray | None = None) -> None:
+        """Set the applied forces and torques, zero on the disabled bodies (``off``: their
+        mask, default ``~enabled``)."""
+        xf = self._xfrc
+        if forces is None or torques is None:
+            xf[:] = 0.0
         if forces is not None:
-            self._xfrc[:, :3] = forces
+            xf[:, :3] = forces
         if torques is not None:
-            self._xfrc[:, 3:] = torques
-        self._xfrc[~self.enabled] = 0.0
+            xf[:, 3:] = torques
+        off = ~self.enabled if off is None else off
+        if off.any():
+            xf[off] = 0.0
 
     def step(self, duration: float, forces: np.ndarray | None = None,
              torques: np.ndarray | None = None) -> None:
@@ -244,14 +274,15 @@ class RigidWorld:
         -> ``(forces, torques)`` (each (N, 3) or None) before every ``every`` MuJoCo
         steps (forces held in between), so that drag and buoyancy follow the motion."""
         n, every = self.n_substeps(duration), max(1, int(every))
+        off = ~self.enabled          # a force function does not enable or disable bodies
         k = 0
         while k < n:
-            self._apply(*force_fn(self.positions(), self.velocities()))
+            self._apply(*force_fn(self.positions(), self.velocities()), off=off)
             m = min(every, n - k)
             # parked (disabled) bodies collide with nothing: holding them after the m steps
             # rather than after each leaves every enabled body's motion the same
             mujoco.mj_step(self.model, self.data, nstep=m)
-            self._hold_disabled()
+            self._hold_disabled(off)
             k += m
         self._xfrc[:] = 0.0
 
@@ -259,6 +290,15 @@ class RigidWorld:
         """Let the objects come to rest at the start, then zero their velocities."""
         self.step(seconds)
         self._qvel[:] = 0.0
+
+    def set_timestep(self, timestep: float) -> None:
+        """Change the MuJoCo step (s) from now on (e.g. a hazard that evaluates its forces
+        every 20 ms steps twice at 10 ms instead of four times at 5 ms)."""
+        timestep = float(timestep)
+        if not 0.0 < timestep <= 0.05:
+            raise ValueError(f"physics timestep must be in (0, 0.05] s, got {timestep!r}")
+        self.model.opt.timestep = timestep
+        self.timestep = float(self.model.opt.timestep)
 
     def enable_sleep(self, tolerance: float | None = None) -> None:
         """Let MuJoCo put bodies at rest to sleep (they cost next to nothing until a
