@@ -8,10 +8,12 @@ the same place either way:
 * **turning in place** (``turn_by``, ``explore``, facing an object): ``turn_frames``
   frames at the body's turn rate; after frame ``k`` of ``n`` the heading is
   ``start + delta * k / n`` (:func:`turn_headings`), the last one exactly the goal;
-* **walking a path** (``walk_to``): every frame the body heads straight for the next
-  waypoint and steps ``min(step, distance)`` towards it (:func:`walk_step`): it turns as
-  it walks, it does not stop to turn.  A waypoint closer than :data:`WAYPOINT_REACHED`
-  is passed.  The path is planned again every :data:`REPLAN_EVERY` frames of the walk
+* **walking a path** (``walk_to``): every frame the body heads for the next waypoint and
+  steps ``min(step, distance)`` towards it (:func:`walk_step`): it turns as it walks, at
+  its turn rate: when the waypoint's direction is more than one frame's turn away, the
+  frame is spent turning in place by the turn rate towards it (:func:`walk_turn`), as a
+  velocity-commanded body whose turn is clipped to its limit does.  A waypoint closer
+  than :data:`WAYPOINT_REACHED` is passed.  The path is planned again every :data:`REPLAN_EVERY` frames of the walk
   and after a bump (a step the world refused); :class:`Walk` keeps that schedule;
 * **arriving**: a ``walk_to`` ends when the gap between the body's cylinder and the
   object's circle is at most :data:`ARRIVE_GAP` (:func:`arrival_gap`), then the body
@@ -62,6 +64,17 @@ def walk_step(xy, waypoint, step: float):
     if dist <= 1e-6:
         return None, np.zeros(2)
     return math.atan2(d[1], d[0]), d / dist * min(step, dist)
+
+
+def walk_turn(yaw: float, heading: float, turn_per_frame_rad: float) -> tuple[float, bool]:
+    """``(new_yaw, steps)``: the heading after a walking frame that wants ``heading`` from
+    ``yaw``. Within one frame's turn (``turn_per_frame_rad``) the body takes the heading and
+    steps (``steps`` True); farther away it turns by the turn rate towards it and does not
+    step this frame."""
+    err = wrap_angle(heading - float(yaw))
+    if abs(err) > turn_per_frame_rad + 1e-9:
+        return wrap_angle(float(yaw) + math.copysign(turn_per_frame_rad, err)), False
+    return heading, True
 
 
 def step_twist(yaw: float, heading: float | None, offset, frame_dt: float, speed_factor: float = 1.0):
