@@ -3,7 +3,7 @@
 :class:`PathFollower` turns in place when the path bends away by more than a threshold,
 otherwise tracks the path with pure pursuit, and at the end turns in place to the goal
 yaw. Its limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame
-0.05 m and 15 degrees). It works in any time base (the node feeds it sim time), reports
+0.01 m and 3 degrees). It works in any time base (the node feeds it sim time), reports
 its distance and time remaining, and flags a robot that makes no progress ("stuck").
 :class:`GoalRunner` puts a planner and a follower together for one goal, with the
 recovery policy and the time limit.
@@ -282,10 +282,9 @@ class GaitFollower(PathFollower):
     (frames) asks the runner for a new plan on that schedule (the embedded walk replans
     every ``gait.REPLAN_EVERY`` frames).
 
-    The one thing a velocity-commanded body cannot copy: the embedded walk turns the body
-    to the waypoint's direction within the frame, whatever the angle; over ``cmd_vel`` the
-    turn is clipped to the body's turn rate, so a bend sharper than ``max_angular *
-    period`` is first turned in place at that rate (``turning``) and then walked.
+    A bend sharper than one frame's turn (``max_angular * period``) is turned in place at
+    that rate (``turning``) and then walked: :func:`gait.walk_turn`, the law the embedded
+    walk obeys too.
     """
 
     def __init__(self, config: FollowerConfig = FollowerConfig(), replan_every: int = gait.REPLAN_EVERY):
@@ -342,10 +341,10 @@ class GaitFollower(PathFollower):
         eta = remaining / c.max_linear
         if heading is None:
             return Command(0.0, 0.0, "following", remaining, eta)
-        err = wrap_angle(heading - yaw)
-        if abs(err) > c.max_angular * dt + 1e-9:
+        new_yaw, steps = gait.walk_turn(yaw, heading, c.max_angular * dt)
+        if not steps:
             self._phase = "turning"
-            return Command(0.0, math.copysign(c.max_angular, err), "turning", remaining, eta)
+            return Command(0.0, wrap_angle(new_yaw - yaw) / dt, "turning", remaining, eta)
         self._phase = "following"
         v, w = gait.step_twist(yaw, heading, offset, dt)
         self._last = (xy, v)

@@ -124,14 +124,16 @@ TURN = _humanoid().turn_per_frame_deg         # deg per frame (3)
 
 def _gait_walk(path, pose, step=STEP):
     """The embedded walk law (hazard_sim.navigation.gait), frame by frame: the poses."""
-    from hazard_sim.navigation.gait import Walk, walk_step
+    from hazard_sim.navigation.gait import Walk, walk_step, walk_turn
     walk = Walk(replan_every=10_000)
     walk.set_path([np.asarray(p, float) for p in path[1:]], 0)
     xy, yaw, poses = np.array(pose[:2], float), float(pose[2]), []
     while walk.path is not None:
         heading, offset = walk_step(xy, walk.waypoint, step)
         if heading is not None:
-            yaw, xy = heading, xy + offset
+            yaw, steps = walk_turn(yaw, heading, math.radians(TURN))
+            if steps:
+                xy = xy + offset
         walk.moved(xy, True)
         poses.append((xy.copy(), yaw))
     return poses
@@ -174,14 +176,27 @@ def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
 
 
 def test_gait_follower_turns_sharp_bends_at_the_turn_rate():
-    # a 90 degree bend: the embedded body turns within the frame; over cmd_vel the turn is
-    # clipped to 3 degrees per frame, so the body first turns 29 frames in place (the 30th
-    # frame of the turn is the first step of the new segment)
+    # a 90 degree bend, and a start facing away: both the embedded walk and the body over
+    # cmd_vel turn 3 degrees per frame in place (29 frames), then step with the 30th
     path = [(1.0, 1.0), (1.5, 1.0), (1.5, 2.0)]
-    emb = _gait_walk(path, (1.0, 1.0, 0.0))
-    ros, _ = _ros_walk(path, (1.0, 1.0, 0.0), frames=1000)
-    assert len(ros) == len(emb) + round(90 / TURN) - 1
-    np.testing.assert_allclose(ros[-1][0], emb[-1][0], atol=1e-9)
+    emb = _gait_walk(path, (1.0, 1.0, -math.pi / 2))
+    ros, _ = _ros_walk(path, (1.0, 1.0, -math.pi / 2), frames=1000)
+    assert len(ros) == len(emb) == 2 * (round(90 / TURN) - 1) + round(1.5 / STEP)
+    for (a, ya), (b, yb) in zip(emb, ros):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+        assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
+    np.testing.assert_allclose(emb[28][0], (1.0, 1.0))       # 29 frames of turning in place
+    assert abs(emb[28][1] - math.radians(-3.0)) < 1e-9
+
+
+def test_walk_turn_is_clipped_to_the_turn_rate():
+    from hazard_sim.navigation.gait import walk_turn
+    rate = math.radians(TURN)
+    assert walk_turn(0.0, math.radians(2.0), rate) == (math.radians(2.0), True)
+    yaw, steps = walk_turn(0.0, math.radians(100.0), rate)
+    assert not steps and abs(yaw - rate) < 1e-12
+    yaw, steps = walk_turn(math.radians(179.0), math.radians(-179.0), rate)     # across +-180: 2 degrees
+    assert steps and abs(yaw - math.radians(-179.0)) < 1e-12
 
 
 def test_gait_follower_final_turn_on_the_gait_schedule():

@@ -237,11 +237,13 @@ class EnvLocomotion(Locomotion):
     def walk_near(self, target):
         """The gait's walk (:mod:`hazard_sim.navigation.gait`): A* on the body's own map to
         the stand-off cells, replanned every 10 frames and after a bump; every frame the body
-        heads for the next waypoint and steps towards it; a camera frame every
+        heads for the next waypoint and steps towards it, or turns towards it in place at its
+        turn rate when it is farther than one frame's turn away; a camera frame every
         ``render_every`` frames of walking."""
         env = self.env
         target_id, target = target.id, target.thing
         body, grid = env.agent, env.grid
+        turn_rate = math.radians(body.spec.turn_per_frame_deg)
         walk, frames = Walk(), 0
         while frames < WALK_TO_MAX_FRAMES:
             goal = target.box.center[:2]
@@ -275,8 +277,8 @@ class EnvLocomotion(Locomotion):
                 return fail(Status.TIME_UP, TIME_UP)
             frames += 1
             if heading is not None:
-                body.yaw = heading
-                if not env.move_body(body.xy + offset):
+                body.yaw, steps = gait.walk_turn(body.yaw, heading, turn_rate)
+                if steps and not env.move_body(body.xy + offset):
                     walk.moved(body.xy, False)
                     continue
             walk.moved(body.xy, True)
