@@ -13,14 +13,16 @@ the same place either way:
   its turn rate: when the waypoint's direction is more than one frame's turn away, the
   frame is spent turning in place by the turn rate towards it (:func:`walk_turn`), as a
   velocity-commanded body whose turn is clipped to its limit does.  A waypoint closer
-  than :data:`WAYPOINT_REACHED` is passed.  The path is planned again every :data:`REPLAN_EVERY` frames of the walk
-  and after a bump (a step the world refused); :class:`Walk` keeps that schedule;
+  than :data:`WAYPOINT_REACHED` is passed.  The path is planned again every
+  :data:`REPLAN_EVERY` frames of the walk and after a bump (a step the world refused);
+  :class:`Walk` keeps that schedule;
 * **arriving**: a ``walk_to`` ends when the gap between the body's cylinder and the
   object's circle is at most :data:`ARRIVE_GAP` (:func:`arrival_gap`), then the body
   turns in place to face the object; it gives up after :data:`WALK_TO_MAX_FRAMES`
   frames of walking;
-* **observing**: while walking, the body takes a camera frame every ``render_every``
-  frames of the walk (:func:`observes_at`), not counting the final turn.
+* **observing**: through a walking action (its walk and its final turn) the body takes a
+  camera frame every ``render_every`` frames counted from the action's start
+  (:func:`observes_at`).
 
 How a frame's motion reaches the body is the navigator's business: the embedded
 controller places the body (``env.move_body``) and sets its heading; a velocity-commanded
@@ -90,7 +92,8 @@ def step_twist(yaw: float, heading: float | None, offset, frame_dt: float, speed
 
 
 def observes_at(walk_frame: int, render_every: int) -> bool:
-    """Whether the body takes a camera frame after walk frame ``walk_frame`` (1-based)."""
+    """Whether the body takes a camera frame after frame ``walk_frame`` (1-based) of a
+    walking action (its final turn included)."""
     return walk_frame % render_every == 0
 
 
