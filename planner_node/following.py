@@ -293,11 +293,34 @@ class GaitFollower(PathFollower):
         self._frames = 0
         self._turn: list[float] | None = None
         self._last: tuple[np.ndarray, float] | None = None     # pose and v of the last command
+        self.arrival: tuple[np.ndarray, float, float, float] | None = None
+        self.arrived_t: float | None = None
+
+    def set_arrival(self, target_xy, target_radius: float, body_radius: float, gap: float) -> None:
+        """``walk_to``'s arrival (:func:`gait.arrival_gap`): the walk also ends as soon as the
+        gap between the body and the object's circle is at most ``gap``, checked before each
+        walking frame; the final turn then faces ``target_xy`` from where the body stands
+        (also when the path ends first).  Kept across replans of the goal (``set_path``)."""
+        self.arrival = (np.asarray(target_xy, float)[:2].copy(), float(target_radius), float(body_radius),
+                        float(gap))
+        self.arrived_t = None
+
+    def check_arrival(self, pose, t: float) -> bool:
+        """Whether the body has arrived (:meth:`set_arrival`); on arrival the walk ends."""
+        if self.arrival is not None and not self.xy_reached:
+            target, r, body_r, gap = self.arrival
+            x, y = float(pose[0]), float(pose[1])
+            if gait.arrival_gap((x, y), body_r, target, r) <= gap:
+                self.xy_reached, self.arrived_t = True, t
+                self.goal_yaw = math.atan2(target[1] - y, target[0] - x)
+        return self.arrived_t is not None
 
     def set_path(self, waypoints, goal_yaw=None, t=None, keep_xy_reached: bool = False) -> None:
         super().set_path(waypoints, goal_yaw, t, keep_xy_reached)
         self._frames = 0
         self._turn = None
+        if self.arrival is not None and self.arrived_t is not None:
+            self.xy_reached = True            # arrived: a replan does not walk on
 
     def replan_due(self) -> bool:
         return self.replan_every > 0 and self._frames >= self.replan_every and not self.xy_reached
@@ -313,12 +336,16 @@ class GaitFollower(PathFollower):
         bumped = self._last is not None and self._last[1] > 0 and \
             float(np.linalg.norm(self._last[0] - xy)) < 1e-9
         self._last = None
+        self.check_arrival(pose, t)
         if not self.xy_reached:
             while self._seg < len(self.path) - 1 and \
                     float(np.linalg.norm(self.path[self._seg + 1] - xy)) < gait.WAYPOINT_REACHED:
                 self._seg += 1
             if self._seg >= len(self.path) - 1:
                 self.xy_reached = True
+                if self.arrival is not None:        # walk_to's path ended short of the ring: face the object
+                    target = self.arrival[0]
+                    self.goal_yaw = math.atan2(target[1] - y, target[0] - x)
         if self.xy_reached:
             if self.goal_yaw is None:
                 return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
@@ -378,23 +405,33 @@ class GoalRunner:
         """Plan from ``pose`` and start following; bumps are remembered for one goal."""
         self.goal_xy, self.goal_yaw, self.t0 = np.asarray(goal_xy, float), goal_yaw, t
         self.planner.clear_bumps()
-        plan = self.plan_fn(pose, self.goal_xy)
+        if getattr(self.follower, "check_arrival", lambda pose, t: False)(pose, t):
+            # already there (walk_to's arrival): no path, only the turn to face the object
+            here = np.asarray(pose[:2], float)
+            plan = Plan(np.vstack([here, here]), here, False, 0.0, [], 0.0)
+        else:
+            plan = self.plan_fn(pose, self.goal_xy)
         self.follower.set_path(plan.waypoints, goal_yaw, t)
         return plan
 
     def step(self, pose, t: float, map_changed: bool = False) -> Command:
         """The command for this control period (raises NavigationError when the goal fails)."""
         f = self.follower
+        arrived = getattr(f, "check_arrival", lambda pose, t: False)(pose, t)   # before any replanning
         if getattr(f, "replan_due", lambda: False)():          # the gait's replanning schedule
             f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
-        elif map_changed and not f.xy_reached:
+        elif map_changed and not f.xy_reached and not hasattr(f, "replan_due"):
+            # (the gait replans on its schedule only, as the embedded walk does)
             ahead = np.vstack([pose[:2], f.remaining_path()])
             if not self.planner.path_clear(ahead, pose[:2]):
                 f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
         cmd = f.step(pose, t)
         if cmd.status == "stuck":
             cmd = self._recover(pose, t, cmd)
-        if cmd.status != "succeeded" and self.max_time > 0 and t - self.t0 >= self.max_time - 1e-6:
+        # an arrival in time turns to face the object after the limit, as the embedded walk_to does
+        in_time = arrived and f.arrived_t - self.t0 < self.max_time - 1e-6
+        if cmd.status != "succeeded" and not in_time and self.max_time > 0 and \
+                t - self.t0 >= self.max_time - 1e-6:
             raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_time:g} s "
                                                      f"({cmd.distance_remaining:.2f} m left)")
         return cmd
