@@ -543,31 +543,43 @@ class DecisionNode(Node):
             return self.status["frame"] if self.status else 0
 
     # ------------------------------------------------------------ actions
-    def _set_arrival(self, arrive) -> None:
-        """Lock-step: the navigation node's ``arrive_near`` for the next goal ([x, y, object
-        radius, gap, reach]: walk_to as the core walks it), set before the goal is sent."""
+    def _set_goal_params(self, arrive=None, straight: bool = False) -> None:
+        """Lock-step: navigation_node's per-goal parameters, set before the goal is sent:
+        ``arrive_near`` ([x, y, object radius, gap, reach]: walk_to as the core walks it) and
+        ``straight_goal`` (move_by: straight along the heading, no planning, a bump ends it)."""
         if self.nav_params is None or not self.nav_params.wait_for_service(timeout_sec=self.wait_timeout):
-            self.get_logger().warning("no navigation_node/set_parameters: walk_to ends at its stand-off cell",
+            self.get_logger().warning("no navigation_node/set_parameters: walk_to / move_by run as plain goals",
                                       throttle_duration_sec=30.0)
             return
-        (tx, ty), radius, gap, reach = arrive
-        value = ParameterValue(type=ParameterType.PARAMETER_DOUBLE_ARRAY,
-                               double_array_value=[float(tx), float(ty), float(radius), float(gap), float(reach)])
-        fut = self.nav_params.call_async(SetParameters.Request(parameters=[Parameter(name="arrive_near",
-                                                                                     value=value)]))
+        params = []
+        if arrive is not None:
+            (tx, ty), radius, gap, reach, oid = arrive
+            # the object's id only where the box came from world/objects (the navigator follows it there)
+            follow = [float(oid)] if self.true_boxes and self._object_box(oid) is not None else []
+            params.append(Parameter(name="arrive_near", value=ParameterValue(
+                type=ParameterType.PARAMETER_DOUBLE_ARRAY,
+                double_array_value=[float(tx), float(ty), float(radius), float(gap), float(reach), *follow])))
+        if straight:
+            params.append(Parameter(name="straight_goal",
+                                    value=ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=True)))
+        fut = self.nav_params.call_async(SetParameters.Request(parameters=params))
         done = threading.Event()
         fut.add_done_callback(lambda _: done.set())
-        if not done.wait(self.wait_timeout) or fut.result() is None or not fut.result().results[0].successful:
-            self.get_logger().warning("navigation_node did not take arrive_near: walk_to ends at its stand-off cell")
+        if not done.wait(self.wait_timeout) or fut.result() is None or \
+                not all(r.successful for r in fut.result().results):
+            self.get_logger().warning("navigation_node did not take the goal's parameters: walk_to / move_by "
+                                      "run as plain goals")
 
-    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None, arrive=None):
+    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None, arrive=None,
+                  straight: bool = False):
         """(Status, reason) of one NavigateToPose goal.  The goal carries the stamp of the
         frame it was decided on (in lock-step the server plans on that frame's map).
         ``arrive`` (lock-step): ``(object xy, object radius, gap, reach)``: the walk goes to
         the object's stand-off cells and ends within ``gap`` of it, facing it (the
-        navigation node's ``arrive_near``)."""
-        if arrive is not None:
-            self._set_arrival(arrive)
+        navigation node's ``arrive_near``); ``straight`` (lock-step, move_by): walk straight
+        to the goal, failing at a bump (``straight_goal``)."""
+        if arrive is not None or straight:
+            self._set_goal_params(arrive, straight)
         if self.walk_map is not None:
             self._walk_map_current()          # navigation_node plans on the map of this frame
         with self._cv:

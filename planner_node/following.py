@@ -295,6 +295,7 @@ class GaitFollower(PathFollower):
         self._last: tuple[np.ndarray, float] | None = None     # pose and v of the last command
         self.arrival: tuple[np.ndarray, float, float, float] | None = None
         self.arrived_t: float | None = None
+        self._straight: list[float] | None = None      # move_by: the steps left (set_straight)
 
     def set_arrival(self, target_xy, target_radius: float, body_radius: float, gap: float) -> None:
         """``walk_to``'s arrival (:func:`gait.arrival_gap`): the walk also ends as soon as the
@@ -304,6 +305,15 @@ class GaitFollower(PathFollower):
         self.arrival = (np.asarray(target_xy, float)[:2].copy(), float(target_radius), float(body_radius),
                         float(gap))
         self.arrived_t = None
+
+    def set_straight(self, distance: float) -> None:
+        """HAZARD's ``move_by`` as the embedded body walks it: ``ceil(distance / step)`` frames
+        straight along the heading at the start (the last step what is left), whatever the
+        path's end: a body that slides along an obstacle keeps its heading; a step that
+        does not move the body at all is a bump (``stuck``)."""
+        step = self.cfg.max_linear * self.cfg.control_period
+        n = int(math.ceil(abs(distance) / step - 1e-9))
+        self._straight = [min(step, abs(distance) - k * step) for k in range(n)]
 
     def check_arrival(self, pose, t: float) -> bool:
         """Whether the body has arrived (:meth:`set_arrival`); on arrival the walk ends."""
@@ -336,6 +346,18 @@ class GaitFollower(PathFollower):
         bumped = self._last is not None and self._last[1] > 0 and \
             float(np.linalg.norm(self._last[0] - xy)) < 1e-9
         self._last = None
+        if self._straight is not None:
+            if bumped:
+                return Command(0.0, 0.0, "stuck", sum(self._straight), math.inf, f"bumped at {_fmt(xy)}")
+            if not self._straight:
+                self.xy_reached = True
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            step = self._straight.pop(0)
+            self._frames += 1
+            self._phase = "following"
+            self._last = (xy, step / dt)
+            return Command(step / dt, 0.0, "following", sum(self._straight) + step,
+                           (len(self._straight) + 1) * dt)
         self.check_arrival(pose, t)
         if not self.xy_reached:
             while self._seg < len(self.path) - 1 and \
@@ -400,6 +422,8 @@ class GoalRunner:
         self.robot_radius, self.max_recoveries, self.max_time = robot_radius, max_recoveries, max_time
         self.recoveries = 0
         self.t0 = 0.0
+        #: mark the cells ahead after a bump (False: a touch sensor reports them to the planner)
+        self.bump_ahead = True
 
     def start(self, pose, goal_xy, goal_yaw, t: float) -> Plan:
         """Plan from ``pose`` and start following; bumps are remembered for one goal."""
@@ -441,7 +465,7 @@ class GoalRunner:
         if self.recoveries > self.max_recoveries:
             raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
                                   f"stuck: {cmd.message}; gave up after {self.max_recoveries} recoveries")
-        if self.follower.phase == "following":
+        if self.follower.phase == "following" and self.bump_ahead:
             # walking, yet not moving: something the map does not show is ahead
             fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
             side = np.array([-fwd[1], fwd[0]])

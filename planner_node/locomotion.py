@@ -42,7 +42,8 @@ class _Remembered:
 @dataclass
 class RosPorts:
     """What the locomotion needs from the node."""
-    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None, arrive=None) -> (Status, reason)
+    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None, arrive=None, straight=False)
+                                            # -> (Status, reason)
     trigger: Callable[[str], tuple]         # "pick_up" | "drop" -> (Status, reason)
     wait_frame: Callable[[str], dict]       # what -> the observation of the current frame
     nav_map: Callable[[], tuple | None]     # () -> (blocked, GridSpec) of the navigation map, or None
@@ -138,6 +139,8 @@ class RosLocomotion(Locomotion):
         self.kept.append(self._refresh("an observation"))
 
     def walk_straight(self, metres):
+        if self.ports.exact_arrival and metres >= 0:     # (the gait walks forwards only)
+            return self._walk_straight_exact(metres)
         pose = self.pose()
         blocked, spec = self._blocked()
         free = straight_free(blocked, spec, pose, metres)
@@ -153,6 +156,18 @@ class RosLocomotion(Locomotion):
             return fail(Status.BLOCKED, f"blocked after {moved:.2f} m")
         return Outcome(status, reason)
 
+    def _walk_straight_exact(self, metres):
+        """move_by as the embedded body walks it: straight along the heading, no map, until
+        done or a bump (the navigator's straight goal)."""
+        x, y, yaw = self.pose()
+        d = float(metres)
+        status, reason = self.ports.navigate(x + d * math.cos(yaw), y + d * math.sin(yaw), yaw, straight=True)
+        end = self._refresh("the end of move_by")["agent_pose"]
+        self._yaw_ref = None
+        if status in (Status.SUCCEEDED, Status.TIME_UP, Status.NOT_ARRIVED):
+            return Outcome(status, reason)
+        return fail(Status.BLOCKED, f"blocked after {float(np.hypot(end[0] - x, end[1] - y)):.2f} m")
+
     def walk_near(self, target):
         blocked, spec = self._blocked()
         x, y, _ = self.pose()
@@ -163,7 +178,8 @@ class RosLocomotion(Locomotion):
             # the navigator ends the walk as the embedded walk_to does: within ARRIVE_GAP of the
             # object's circle, then facing it
             status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames,
-                                                 arrive=(target.xy, target.radius, ARRIVE_GAP, BODY.reach))
+                                                 arrive=(target.xy, target.radius, ARRIVE_GAP, BODY.reach,
+                                                         target.id))
         else:
             status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
         self._refresh("the end of walk_to")

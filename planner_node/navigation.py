@@ -174,6 +174,7 @@ class GridPlanner:
         self.map: OccupancyMap | None = None
         self._occupied = self._blocked = self._near_obstacle = None
         self.bumps: list[np.ndarray] = []          # world xy where the body was blocked
+        self.touched = np.zeros((0, 2))            # world xy of cells a touch sensor reported (kept)
 
     def set_map(self, omap: OccupancyMap) -> None:
         """Use a new map (inflation is computed once here, and skipped when the obstacles
@@ -193,17 +194,27 @@ class GridPlanner:
         if self.map is not None:
             self._set_occupied(self._with_bumps(self._occupied))
 
+    def set_touched(self, xy) -> None:
+        """Cells a touch sensor reported (world xy of their centres): obstacles for good, as
+        the embedded body's walking map keeps its bumps."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        if np.array_equal(xy, self.touched):
+            return
+        self.touched = xy
+        if self.map is not None:
+            self._set_occupied(self._with_bumps(self.map.occupied(self.occupied_threshold)))
+
     def clear_bumps(self) -> None:
         if self.bumps:
             self.bumps = []
             if self.map is not None:
-                self._set_occupied(self.map.occupied(self.occupied_threshold))
+                self._set_occupied(self._with_bumps(self.map.occupied(self.occupied_threshold)))
 
     def _with_bumps(self, occupied: np.ndarray) -> np.ndarray:
-        if not self.bumps:
+        if not self.bumps and not len(self.touched):
             return occupied
         occupied = occupied.copy()
-        for xy in self.bumps:
+        for xy in [*self.bumps, *self.touched]:
             if self.map.contains(xy):
                 occupied[self.map.cell(xy)] = True
         return occupied

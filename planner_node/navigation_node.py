@@ -37,6 +37,9 @@ Parameters (read once at start-up):
                              as the body's gap to its circle is at most gap (checked before each
                              walking frame) or the path ends, then face the object (the decision
                              node sets it in lock-step)
+  straight_goal (false)      gait follower: the next goal only is walked straight (no planning or
+                             replanning) and fails at the first bump (HAZARD's move_by; the
+                             decision node sets it in lock-step)
   gait_follower (= lockstep) follow paths with the core's walking gait (GaitFollower: head for the
                              next waypoint and step every frame, replan every 10 frames and after a
                              bump, final turn on the gait's schedule), so that lock-step runs move
@@ -68,7 +71,7 @@ import rclpy.parameter
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, Twist
 from nav2_msgs.action import NavigateToPose
-from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from nav_msgs.msg import GridCells, OccupancyGrid, Odometry, Path
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
@@ -77,6 +80,7 @@ from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
+from vision_msgs.msg import Detection3DArray
 
 from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
@@ -92,7 +96,7 @@ from planner_node.following import (
     GaitFollower,
     GoalRunner,
 )
-from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap, Plan
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [
@@ -155,6 +159,9 @@ class NavigationNode(Node):
                      "gait follower: plan on the walk_map topic (the decision node's copy of the embedded body's "
                      "walking map) instead of map; the decision node sets it in lock-step")
         self.observe_every = int(p("observe_every", 10).value)
+        declare_bool(self, "straight_goal", False,
+                     "gait follower: the next goal is walked straight (no planning, no replanning) and ends "
+                     "failed at the first bump (HAZARD's move_by); consumed by the next goal")
         p("arrive_near", "", ParameterDescriptor(
             description="gait follower: [x, y, object radius, gap, reach] makes the next goal walk_to's: to "
                         "the stand-off cells of that object, ending within gap of its circle, facing it; consumed "
@@ -182,6 +189,13 @@ class NavigationNode(Node):
         self._use_walk_map = False                      # this goal plans on it
         self._walk_due = lambda frame: False            # lock-step: frames whose walk_map to wait for
         self._arrival: list[float] | None = None        # the running goal's arrive_near
+        self._straight = False                          # the running goal is a straight walk
+        self._touched = np.zeros((0, 2))                # bumper/cells: cells the body touched
+        self._objects: dict[int, np.ndarray] = {}       # world/objects: id -> centre xy
+        self._objects_stamp_ns = -1
+        self._follow_id = -1                            # the running walk_to's object (world/objects id)
+        self._bumper_stamp_ns = -1
+        self._use_bumper = False                        # this goal waits for bumper/cells every frame
         self._pose_stamp_ns = -1
         self._tf = TfBuffer(history=50)
         self._tick = 0
@@ -208,6 +222,10 @@ class NavigationNode(Node):
         self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=self._sub_group)
         self.create_subscription(OccupancyGrid, "walk_map", lambda m: self._on_map(m, walk=True), LATCHED,
                                  callback_group=self._sub_group)
+        self.create_subscription(Detection3DArray, "world/objects", self._on_objects,
+                                 qos.sensor_subscription_qos(self.lockstep), callback_group=self._sub_group)
+        self.create_subscription(GridCells, "bumper/cells", self._on_bumper,
+                                 qos.sensor_subscription_qos(self.lockstep), callback_group=self._sub_group)
         self.create_subscription(Odometry, "odom", self._on_odom,
                                  qos.sensor_subscription_qos(self.lockstep),
                                  callback_group=self._sub_group)
@@ -307,6 +325,26 @@ class NavigationNode(Node):
                 self._map = omap
                 self._map_version += 1
                 self._map_stamp_ns = _stamp_ns(msg.header.stamp)
+            self._cv.notify_all()
+
+    def _on_objects(self, msg: Detection3DArray) -> None:
+        """The simulator's ground-truth object boxes: a walk_to goal follows its object."""
+        centres = {}
+        for d in msg.detections:
+            try:
+                centres[int(d.id)] = np.array([d.bbox.center.position.x, d.bbox.center.position.y])
+            except ValueError:
+                continue
+        with self._cv:
+            self._objects = centres
+            self._objects_stamp_ns = max(self._objects_stamp_ns, _stamp_ns(msg.header.stamp))
+            self._cv.notify_all()
+
+    def _on_bumper(self, msg: GridCells) -> None:
+        cells = np.array([[c.x, c.y] for c in msg.cells], float).reshape(-1, 2)
+        with self._cv:
+            self._touched = cells[np.all(np.isfinite(cells), axis=1)]
+            self._bumper_stamp_ns = max(self._bumper_stamp_ns, _stamp_ns(msg.header.stamp))
             self._cv.notify_all()
 
     def _on_odom(self, msg: Odometry) -> None:
@@ -428,6 +466,10 @@ class NavigationNode(Node):
         self.plan_pub.publish(msg)
 
     def _update_map(self, version_seen: int) -> int:
+        if self._use_bumper:
+            with self._cv:
+                touched = self._touched
+            self.planner.set_touched(touched)
         with self._cv:
             if self._use_walk_map:
                 omap, version = self._walk_map, self._walk_map_version
@@ -438,6 +480,10 @@ class NavigationNode(Node):
         return version
 
     def _plan(self, pose: np.ndarray, goal_xy: np.ndarray):
+        if self._straight:             # move_by's straight walk: no planning
+            way = np.array([np.asarray(pose[:2], float), np.asarray(goal_xy, float)])
+            self._publish_plan(way)
+            return Plan(way, way[-1].copy(), False, float(np.linalg.norm(way[1] - way[0])))
         arrival = self._arrival
         if arrival is not None:        # walk_to's goal: the stand-off cells around the object
             plan = self.planner.plan_stand_off(pose[:2], arrival[:2], arrival[2], arrival[3], arrival[4])
@@ -492,13 +538,19 @@ class NavigationNode(Node):
             walk_due = self._use_walk_map and self._walk_due(frame)
             ok = self._wait(lambda: self._pose_stamp_ns >= need and
                             (not map_due or self._map_stamp_ns >= need) and
-                            (not walk_due or self._walk_map_stamp_ns >= need), self.wait_timeout)
+                            (not walk_due or self._walk_map_stamp_ns >= need) and
+                            (not self._use_bumper or self._bumper_stamp_ns >= need) and
+                            (self._follow_id < 0 or self._objects_stamp_ns >= need), self.wait_timeout)
             if not ok:
                 what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
                 if map_due and self._map_stamp_ns < need:
                     what.append("map (is mapping_node running?)")
                 if walk_due and self._walk_map_stamp_ns < need:
                     what.append("walk_map (is decision_node running?)")
+                if self._use_bumper and self._bumper_stamp_ns < need:
+                    what.append("bumper/cells")
+                if self._follow_id >= 0 and self._objects_stamp_ns < need:
+                    what.append("world/objects")
                 raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
                                                          f"within {self.wait_timeout:g} s")
         else:
@@ -538,6 +590,9 @@ class NavigationNode(Node):
                     raise _Preempted()
                 goal_xy, goal_yaw = self._goal_in_map(gh.request.pose)
                 self._use_walk_map = self.gait_follower and bool(self.get_parameter("walk_map").value)
+                # the simulator's touch sensor: bumps marked as the embedded walking map marks them
+                self._use_bumper = self._use_walk_map and self.lockstep and \
+                    self.count_publishers(self.resolve_topic_name("bumper/cells")) > 0
                 self._walk_due = lambda frame: False
                 topic = "walk_map" if self._use_walk_map else "map"
                 if not self._wait(lambda: (self._walk_map if self._use_walk_map else self._map) is not None,
@@ -561,7 +616,8 @@ class NavigationNode(Node):
                     # the map of the goal's frame is the one of the last camera frame up to it
                     map_need = (goal_frame - goal_frame % period) * frame_ns if period else -1
                     if self._use_walk_map:      # the walking map has the goal's own frame
-                        map_ok = lambda: self._walk_map_stamp_ns >= need      # noqa: E731
+                        map_ok = lambda: self._walk_map_stamp_ns >= need and \
+                            (not self._use_bumper or self._bumper_stamp_ns >= need)      # noqa: E731
                     else:
                         map_ok = lambda: not self.lockstep_wait_map or self._map_stamp_ns >= map_need  # noqa: E731
                     if need >= 0 and not self._wait(lambda: self._pose_stamp_ns >= need and map_ok(),
@@ -573,9 +629,19 @@ class NavigationNode(Node):
                 t0 = self._time(stamp)
                 runner = self._goal_runner()
                 arrival = self._take_arrival()
+                straight = bool(self.get_parameter("straight_goal").value)
+                if straight:
+                    self.set_parameters([rclpy.parameter.Parameter("straight_goal", value=False)])
                 if not isinstance(runner.follower, GaitFollower) or not self.planner.core_law:
-                    arrival = None
-                self._arrival = arrival
+                    arrival, straight = None, False
+                self._arrival, self._straight = arrival, straight
+                # a walk_to whose object the simulator's world/objects reports: follow it (wind)
+                self._follow_id = int(arrival[5]) if arrival is not None and len(arrival) == 6 and \
+                    self.lockstep and self.count_publishers(self.resolve_topic_name("world/objects")) > 0 else -1
+                runner.bump_ahead = not self._use_bumper
+                if straight:                 # move_by: straight along the heading, the first bump ends it
+                    runner.follower.replan_every, runner.max_recoveries = 0, 0
+                    runner.follower.set_straight(float(np.linalg.norm(goal_xy - pose[:2])))
                 if arrival is not None:
                     runner.follower.set_arrival(arrival[:2], arrival[2], self.robot_radius, arrival[3])
                 plan = runner.start(pose, goal_xy, goal_yaw, t0)
@@ -604,6 +670,7 @@ class NavigationNode(Node):
                     pose, stamp = self._robot_pose()
                     t = self._time(stamp)
                     new_version = self._update_map(version)
+                    self._follow_object(runner, stamp)
                     cmd = runner.step(pose, t, map_changed=new_version != version)
                     version = new_version
                     self._feedback(gh, pose, stamp, t - t0, cmd, runner.recoveries)
@@ -647,6 +714,21 @@ class NavigationNode(Node):
                 gh.abort()
             return result
 
+    def _follow_object(self, runner, stamp_ns: int) -> None:
+        """walk_to's object where world/objects has it at the pose's frame (the embedded walk
+        reads its box every frame): the arrival and the stand-off planning follow it."""
+        if self._follow_id < 0 or self._arrival is None:
+            return
+        self._wait(lambda: self._objects_stamp_ns >= stamp_ns, self.wait_timeout)
+        with self._cv:
+            xy = self._objects.get(self._follow_id)
+        if xy is None:
+            return
+        self._arrival[0], self._arrival[1] = float(xy[0]), float(xy[1])
+        f = runner.follower
+        if f.arrival is not None:
+            f.arrival = (np.array(xy, float), *f.arrival[1:])
+
     def _take_arrival(self):
         """The ``arrive_near`` of the goal that starts now ([x, y, object radius, gap, reach]
         or None), cleared for the goals after it."""
@@ -658,9 +740,9 @@ class NavigationNode(Node):
             arrival = [float(v) for v in value]
         except (TypeError, ValueError):
             arrival = []
-        if len(arrival) != 5 or not all(math.isfinite(v) for v in arrival):
-            self.get_logger().warning(f"arrive_near must be [x, y, object radius, gap, reach], got {value!r}; "
-                                      "ignored")
+        if len(arrival) not in (5, 6) or not all(math.isfinite(v) for v in arrival):
+            self.get_logger().warning(f"arrive_near must be [x, y, object radius, gap, reach(, object id)], got "
+                                      f"{value!r}; ignored")
             return None
         return arrival
 
