@@ -276,6 +276,7 @@ class SimNode(Node):
         cam_qos = qos_profiles.camera_publisher_qos(p["lockstep"], p["camera_qos"])
         sensor_qos = LOCKSTEP_SENSOR if p["lockstep"] else 10
         self.pubs = {}
+        self._container_markers: list | None = None
         for topic, qos in (("/clock", 10), ("/tf", TF_QOS), ("/tf_static", LATCHED), ("odom", sensor_qos),
                            ("camera/color/image_raw", cam_qos), ("camera/color/camera_info", cam_qos),
                            ("camera/depth/image_raw", cam_qos), ("camera/depth/camera_info", cam_qos),
@@ -545,7 +546,23 @@ class SimNode(Node):
         if want_m:
             self.pubs["world/markers"].publish(conv.to_ros_markers(markers, stamp))
         if want_o:
-            self.pubs["world/objects"].publish(conv.to_ros_detection3d_array(markers, stamp))
+            self.pubs["world/objects"].publish(conv.to_ros_detection3d_array(markers + self._containers(), stamp))
+
+    def _containers(self) -> list:
+        """The task's containers that are scene parts (HAZARD's carts) as box markers: a
+        navigator locates them by their true box, as the embedded controller does."""
+        if self._container_markers is None:
+            w, out = self.env.world, []
+            for pid, name in (self.env.task_description().get("containers") or {}).items():
+                try:
+                    box = w.scene.part(str(name)).box
+                except (KeyError, AttributeError):
+                    continue
+                out.append(WorldMarker(int(pid), str(name), np.asarray(box.center, float).copy(),
+                                       tuple(float(v) for v in 2.0 * np.asarray(box.half, float)),
+                                       rotation=np.asarray(box.rot, float).copy(), static=True))
+            self._container_markers = out
+        return self._container_markers
 
     def _publish_camera(self, stamp, everything: bool) -> None:
         """Render (always: the env tracks what was seen) and publish the images."""
