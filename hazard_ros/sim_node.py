@@ -53,8 +53,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from geometry_msgs.msg import Twist
-from nav_msgs.msg import Odometry
+from geometry_msgs.msg import Point, Twist
+from nav_msgs.msg import GridCells, Odometry
 from nav_msgs.msg import Path as PathMsg
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
@@ -115,6 +115,10 @@ PUBLISHED_TOPICS = {
     "world/objects": "vision_msgs/msg/Detection3DArray",
     "world/static_markers": "visualization_msgs/msg/MarkerArray",
     "trajectory": "nav_msgs/msg/Path",
+    # a ground body's touch sensor: the centres of every cell it has bumped into so far (the
+    # bump point's cell and the solid cells it touched, what the embedded body's walking map
+    # marks), published with the odometry
+    "bumper/cells": "nav_msgs/msg/GridCells",
     # tasks that take reports (ESAR): every accepted report so far (class_id = "victim" or the clue class)
     "reports": "vision_msgs/msg/Detection3DArray",
     # the same for RViz: victims as spheres, clues as cubes, green where the report counts now, orange where not
@@ -272,6 +276,7 @@ class SimNode(Node):
         cam_qos = qos_profiles.camera_publisher_qos(p["lockstep"], p["camera_qos"])
         sensor_qos = LOCKSTEP_SENSOR if p["lockstep"] else 10
         self.pubs = {}
+        self._container_markers: list | None = None
         for topic, qos in (("/clock", 10), ("/tf", TF_QOS), ("/tf_static", LATCHED), ("odom", sensor_qos),
                            ("camera/color/image_raw", cam_qos), ("camera/color/camera_info", cam_qos),
                            ("camera/depth/image_raw", cam_qos), ("camera/depth/camera_info", cam_qos),
@@ -285,6 +290,8 @@ class SimNode(Node):
         for name in self.cameras:
             for topic in camera_topics(name):
                 self._advertise(topic, cam_qos)
+        if not self.flies and isinstance(getattr(getattr(env, "memory_map", None), "bumped", None), np.ndarray):
+            self._advertise("bumper/cells", sensor_qos)
         if self.flies and self.ground is not None:
             self._advertise("altimeter/range", sensor_qos)
             self._advertise("altimeter/pressure", sensor_qos)
@@ -403,7 +410,8 @@ class SimNode(Node):
         cls = {"Clock": ClockMsg, "TFMessage": TFMessage, "Odometry": Odometry, "Image": Image,
                "CameraInfo": CameraInfo, "LabelInfo": LabelInfo, "NavSatFix": NavSatFix, "Imu": Imu,
                "PointCloud2": PointCloud2, "String": String, "Range": Range, "FluidPressure": FluidPressure,
-               "MarkerArray": MarkerArray, "Detection3DArray": Detection3DArray, "Path": PathMsg}[name]
+               "MarkerArray": MarkerArray, "Detection3DArray": Detection3DArray, "Path": PathMsg,
+               "GridCells": GridCells}[name]
         self.pubs[topic] = self.create_publisher(cls, topic, qos)
 
     def _wanted(self, topic: str, everything: bool) -> bool:
@@ -449,6 +457,8 @@ class SimNode(Node):
         self.pubs["/clock"].publish(conv.to_ros_clock(frame))
         if self._due("odom", frame, everything):
             self._publish_odom(stamp)
+            if "bumper/cells" in self.pubs and self._wanted("bumper/cells", everything):
+                self._publish_bumper(stamp)
             if self._wanted("trajectory", everything) and self._changed("trajectory", len(self.path_points)):
                 self.pubs["trajectory"].publish(conv.to_ros_path(np.array(self.path_points), stamp))
         if self._due("imu", frame, everything) and self._wanted("imu/data", everything):
@@ -469,6 +479,17 @@ class SimNode(Node):
                                         max_range=self.p["lidar_range"], height=env.agent.z + self.lidar_height)
             self.pubs["lidar/points"].publish(conv.to_ros_pointcloud2(pts, stamp, "lidar_link"))
         self._publish_status()
+
+    def _publish_bumper(self, stamp) -> None:
+        """``bumper/cells``: the cells the body has bumped into (``memory_map.bumped``)."""
+        env = self.env
+        grid = env.grid
+        msg = GridCells(header=conv.to_ros_header(stamp, "map"), cell_width=float(grid.resolution),
+                        cell_height=float(grid.resolution))
+        for i, j in zip(*np.nonzero(env.memory_map.bumped)):
+            x, y = grid.to_world((int(i), int(j)))
+            msg.cells.append(Point(x=float(x), y=float(y), z=0.0))
+        self.pubs["bumper/cells"].publish(msg)
 
     def _publish_odom(self, stamp) -> None:
         """odom -> base_link TF and Odometry at the body's real height."""
@@ -520,11 +541,28 @@ class SimNode(Node):
         markers = [m for m in self.env.world.markers() if not m.static]
         key = tuple((m.id, *np.round(m.position, 3)) for m in markers)
         want_m = want_m and self._changed("world/markers", key)
-        want_o = want_o and self._changed("world/objects", key)
+        # lock-step: every camera frame (a navigator that follows an object waits for its frame)
+        want_o = want_o and (self._changed("world/objects", key) or self.p["lockstep"])
         if want_m:
             self.pubs["world/markers"].publish(conv.to_ros_markers(markers, stamp))
         if want_o:
-            self.pubs["world/objects"].publish(conv.to_ros_detection3d_array(markers, stamp))
+            self.pubs["world/objects"].publish(conv.to_ros_detection3d_array(markers + self._containers(), stamp))
+
+    def _containers(self) -> list:
+        """The task's containers that are scene parts (HAZARD's carts) as box markers: a
+        navigator locates them by their true box, as the embedded controller does."""
+        if self._container_markers is None:
+            w, out = self.env.world, []
+            for pid, name in (self.env.task_description().get("containers") or {}).items():
+                try:
+                    box = w.scene.part(str(name)).box
+                except (KeyError, AttributeError):
+                    continue
+                out.append(WorldMarker(int(pid), str(name), np.asarray(box.center, float).copy(),
+                                       tuple(float(v) for v in 2.0 * np.asarray(box.half, float)),
+                                       rotation=np.asarray(box.rot, float).copy(), static=True))
+            self._container_markers = out
+        return self._container_markers
 
     def _publish_camera(self, stamp, everything: bool) -> None:
         """Render (always: the env tracks what was seen) and publish the images."""

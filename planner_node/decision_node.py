@@ -29,7 +29,15 @@ robot_base_frame (base_link), walk_to_frames (100), observe_every (10 frames),
 max_actions (2000), wait_timeout (30 s wall: inputs / a navigation goal),
 navigate_action (navigate_to_pose), settle_time (0.02 s wall: lock-step, quiet time after an
 action before the frame is taken), sim_node (sim_node: lock-step, the simulator node whose
-parameter service gives a round trip after each action; '' = none).
+parameter service gives a round trip after each action; '' = none), true_object_boxes
+(default: lockstep; false: a walk_to aims at the remembered centre of an object, radius
+0.05 m; true: at the ground-truth box of the simulator's ``world/objects`` once the agent
+has seen the object, as the embedded walk_to does), walk_map (default: lockstep: build the
+embedded body's walking map from every observation the agent gets (``planner_node.walk_map``),
+publish it on ``walk_map`` with the stamp of its newest frame, and set navigation_node's
+``walk_map`` parameter so that it plans there), navigation_node (navigation_node: the node
+whose ``walk_map`` / ``arrive_near`` parameters are set in lock-step; a walk_to's goal then
+also ends within 0.5 m of the object, facing it, as embedded).
 """
 from __future__ import annotations
 
@@ -41,15 +49,16 @@ import numpy as np
 import rclpy
 from builtin_interfaces.msg import Time as TimeMsg
 from nav_msgs.msg import OccupancyGrid, Odometry
-from rcl_interfaces.srv import GetParameters
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
-from std_msgs.msg import String
+from std_msgs.msg import Header, String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
-from vision_msgs.msg import LabelInfo
+from vision_msgs.msg import Detection3DArray, LabelInfo
 
 from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
@@ -60,6 +69,7 @@ from hazard_ros.conversions import (
     from_trigger_message,
     planar_matrix,
     quaternion_to_yaw,
+    stamp_from_frame,
     time_to_ns,
 )
 from hazard_ros.params import declare_bool
@@ -70,8 +80,9 @@ from hazard_sim.agents import AGENTS, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.gait import observes_at
-from hazard_sim.navigation.grid import inflate
+from hazard_sim.navigation.grid import inflate, release_start
 from hazard_sim.tasks.hazard.controllers import run_action
+from perception_node.mapping_node import to_occupancy_grid
 from planner_node.locomotion import RosLocomotion, RosPorts
 from planner_node.navigation import ErrorCode, OccupancyMap
 from planner_node.observation import (
@@ -84,15 +95,18 @@ from planner_node.observation import (
     parse_task,
 )
 from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
+from planner_node.walk_map import WalkMap
 
 #: topics this node publishes (relative names, ROS type)
-PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String")]
+PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String"),
+                    ("walk_map", "nav_msgs/msg/OccupancyGrid")]      # walk_map: lock-step (parameter walk_map)
 
 # lock-step: the simulator's publishers keep 2 frames for late joiners; a deep reader queue
 # keeps every frame while this node is busy (an agent's memory must not depend on timing)
 LOCKSTEP_READER = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 REACH = HumanoidSpec().reach
+MAP_RESOLUTION = 0.1        # m: the walking map's cells when the task does not say
 #: navigation errors after which the agent gives up on an object (no path to it)
 NO_PATH_CODES = (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED, ErrorCode.NO_VALID_PATH,
                  ErrorCode.START_OUTSIDE_MAP)
@@ -132,6 +146,15 @@ class DecisionNode(Node):
         self.frame_dt = float(p("frame_dt", 0.1).value)
         self.settle_time = float(p("settle_time", 0.02).value)
         self.sim_node = str(p("sim_node", "sim_node").value)
+        self.navigation_node = str(p("navigation_node", "navigation_node").value)
+        self.use_walk_map = declare_bool(
+            self, "walk_map", self.lockstep,
+            "lock-step: build the embedded body's walking map from the agent's observations, publish it on "
+            "walk_map and have navigation_node plan on it (its walk_map parameter)")
+        self.true_boxes = declare_bool(
+            self, "true_object_boxes", self.lockstep,
+            "walk_to an object the agent has seen by its ground-truth box (world/objects), as embedded runs do "
+            "(default: in lock-step, where the simulator is the only source)")
         action_name = str(p("navigate_action", "navigate_to_pose").value)
         if self.agent_name not in AGENTS:
             raise ValueError(f"unknown agent {self.agent_name!r}; known: {', '.join(sorted(AGENTS))}")
@@ -155,6 +178,8 @@ class DecisionNode(Node):
         self.collected: list[dict] = []          # every observe_every-th frame since the last decision
         self._walk_origin: int | None = None      # lock-step: first frame of the walk under way
         self.latest: dict | None = None
+        self.boxes: dict[int, tuple[np.ndarray, float]] = {}     # id -> (centre xy, footprint radius)
+        self.walk_map: WalkMap | None = None
 
         subs = MutuallyExclusiveCallbackGroup()
         img_qos = LOCKSTEP_READER if self.lockstep else qos_profile_sensor_data
@@ -179,13 +204,21 @@ class DecisionNode(Node):
         self.create_subscription(String, "episode/status", self._on_status, qos.LATCHED, callback_group=fast)
         self.create_subscription(String, "episode/metrics", self._on_metrics, qos.LATCHED, callback_group=fast)
         self.create_subscription(OccupancyGrid, "map", self._on_map, qos.LATCHED, callback_group=fast)
+        if self.true_boxes:
+            self.create_subscription(Detection3DArray, "world/objects", self._on_objects,
+                                     qos.sensor_subscription_qos(self.lockstep), callback_group=fast)
         clients = ReentrantCallbackGroup()
         self.pick_client = self.create_client(Trigger, "pick_up", callback_group=clients)
         self.drop_client = self.create_client(Trigger, "drop", callback_group=clients)
         self.step_client = self.create_client(Trigger, "sim/step", callback_group=clients) if self.lockstep else None
         self.sim_params = self.create_client(GetParameters, f"{self.sim_node}/get_parameters",
                                              callback_group=clients) if self.lockstep and self.sim_node else None
+        self.nav_params = self.create_client(SetParameters, f"{self.navigation_node}/set_parameters",
+                                             callback_group=clients) \
+            if self.lockstep and self.navigation_node else None
         self.action_pub = self.create_publisher(String, "decision/action", 10)
+        self.walk_map_pub = self.create_publisher(OccupancyGrid, "walk_map", qos.LATCHED) \
+            if self.use_walk_map else None
         self.navigator = Navigator(self, action_name)
 
     # ------------------------------------------------------------ inputs
@@ -281,6 +314,9 @@ class DecisionNode(Node):
             self.frame_dt = float(task.get("frame_dt", self.frame_dt))
             self.assembler = ObservationAssembler(task.get("channel"), self.frame_dt,
                                                   max_pending=40 if self.lockstep else 20, strict=self.lockstep)
+            if self.use_walk_map and self.walk_map is None:
+                self.walk_map = WalkMap(task["bounds"], float(task.get("map_resolution") or MAP_RESOLUTION),
+                                        BODY_RADIUS)
             if getattr(self, "_K", None) is not None:
                 self.assembler.set_camera_info(self._K)
             for item in self._early_images:
@@ -317,9 +353,64 @@ class DecisionNode(Node):
             self.map_msg = msg                 # decoded only when a walk_to needs it
             self._cv.notify_all()
 
+    def _walk_map_add(self, observations) -> None:
+        """Integrate observations the agent gets into the walking map and publish it when it
+        changed (stamped with the newest frame: navigation_node waits for it in lock-step).
+        Called with the lock held."""
+        if self.walk_map is None:
+            return
+        new = [o for o in observations if self.walk_map.integrate(o)]
+        if new and self.walk_map_pub is not None:
+            frame = max(int(o["frame"]) for o in new)
+            header = Header(frame_id=self.global_frame,
+                            stamp=stamp_from_frame(frame, int(round(self.frame_dt * 1e9))))
+            self.walk_map_pub.publish(to_occupancy_grid(self.walk_map.occupancy(), self.walk_map.spec, header))
+
+    def _walk_map_current(self) -> None:
+        """The walking map with every observation up to the current frame."""
+        with self._cv:
+            if self.latest is not None:
+                self._walk_map_add([*self.collected, self.latest])
+
+    def _use_walk_map_on_navigator(self) -> bool:
+        """Lock-step: tell navigation_node to plan on walk_map (its ``walk_map`` parameter)."""
+        if self.nav_params is None or not self.nav_params.wait_for_service(timeout_sec=self.wait_timeout):
+            return False
+        value = ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=True)
+        fut = self.nav_params.call_async(SetParameters.Request(parameters=[Parameter(name="walk_map", value=value)]))
+        done = threading.Event()
+        fut.add_done_callback(lambda _: done.set())
+        return done.wait(self.wait_timeout) and fut.result() is not None and fut.result().results[0].successful
+
+    def _on_objects(self, msg: Detection3DArray) -> None:
+        """Ground-truth boxes of the objects in the scene: centre and footprint radius (the
+        half diagonal of the box's base, what the embedded walk_to's arrival counts)."""
+        boxes = {}
+        for d in msg.detections:
+            try:
+                oid = int(d.id)
+            except ValueError:
+                continue
+            c, size = d.bbox.center.position, d.bbox.size
+            if not all(np.isfinite(v) for v in (c.x, c.y, size.x, size.y)):
+                continue
+            boxes[oid] = (np.array([c.x, c.y]), float(np.hypot(size.x / 2.0, size.y / 2.0)))
+        with self._cv:
+            self.boxes = boxes
+
+    def _object_box(self, object_id: int):
+        with self._cv:
+            return self.boxes.get(int(object_id))
+
     def _nav_blocked(self):
         """(blocked cells, GridSpec) of the navigation map as the planner sees it (obstacles
         grown by the body radius), or None before a map arrived."""
+        if self.walk_map is not None:
+            self._walk_map_current()
+            with self._cv:
+                pose = None if self.latest is None else self.latest["agent_pose"]
+            if pose is not None:
+                return self.walk_map.blocked_from(pose[:2]), self.walk_map.spec
         with self._cv:
             msg = self.map_msg
         if msg is None:
@@ -329,7 +420,17 @@ class DecisionNode(Node):
                                           (msg.info.origin.position.x, msg.info.origin.position.y))
         except ValueError:
             return None
-        return inflate(omap.occupied(), BODY_RADIUS, omap.resolution), omap.spec
+        if not self.lockstep:
+            return inflate(omap.occupied(), BODY_RADIUS, omap.resolution), omap.spec
+        # lock-step: as the navigation node's gait planning and the core's walk_to (obstacles
+        # grown by the radius less half a cell, the start released)
+        occupied = omap.occupied()
+        blocked = inflate(occupied, BODY_RADIUS - omap.resolution / 2, omap.resolution)
+        with self._cv:
+            pose = None if self.latest is None else self.latest["agent_pose"]
+        if pose is not None and omap.contains(pose[:2]):
+            blocked = release_start(blocked, occupied, omap.cell(pose[:2]), BODY_RADIUS, omap.resolution)
+        return blocked, omap.spec
 
     def _assemble(self) -> None:
         """Turn complete frames into observations (called with the lock held)."""
@@ -337,7 +438,9 @@ class DecisionNode(Node):
         new = self.assembler.pop_complete(self.tf, held, self.global_frame, self.base_frame)
         if new:
             # only the frames an agent will integrate are kept (images are large)
-            self.collected.extend(o for o in new if self._periodic(int(o["frame"])))
+            periodic = [o for o in new if self._periodic(int(o["frame"]))]
+            self.collected.extend(periodic)
+            self._walk_map_add(periodic)
             del self.collected[:-200]
             self.latest = new[-1]
             self._cv.notify_all()
@@ -440,9 +543,45 @@ class DecisionNode(Node):
             return self.status["frame"] if self.status else 0
 
     # ------------------------------------------------------------ actions
-    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None):
+    def _set_goal_params(self, arrive=None, straight: bool = False) -> None:
+        """Lock-step: navigation_node's per-goal parameters, set before the goal is sent:
+        ``arrive_near`` ([x, y, object radius, gap, reach]: walk_to as the core walks it) and
+        ``straight_goal`` (move_by: straight along the heading, no planning, a bump ends it)."""
+        if self.nav_params is None or not self.nav_params.wait_for_service(timeout_sec=self.wait_timeout):
+            self.get_logger().warning("no navigation_node/set_parameters: walk_to / move_by run as plain goals",
+                                      throttle_duration_sec=30.0)
+            return
+        params = []
+        if arrive is not None:
+            (tx, ty), radius, gap, reach, oid = arrive
+            # the object's id only where the box came from world/objects (the navigator follows it there)
+            follow = [float(oid)] if self.true_boxes and self._object_box(oid) is not None else []
+            params.append(Parameter(name="arrive_near", value=ParameterValue(
+                type=ParameterType.PARAMETER_DOUBLE_ARRAY,
+                double_array_value=[float(tx), float(ty), float(radius), float(gap), float(reach), *follow])))
+        if straight:
+            params.append(Parameter(name="straight_goal",
+                                    value=ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=True)))
+        fut = self.nav_params.call_async(SetParameters.Request(parameters=params))
+        done = threading.Event()
+        fut.add_done_callback(lambda _: done.set())
+        if not done.wait(self.wait_timeout) or fut.result() is None or \
+                not all(r.successful for r in fut.result().results):
+            self.get_logger().warning("navigation_node did not take the goal's parameters: walk_to / move_by "
+                                      "run as plain goals")
+
+    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None, arrive=None,
+                  straight: bool = False):
         """(Status, reason) of one NavigateToPose goal.  The goal carries the stamp of the
-        frame it was decided on (in lock-step the server plans on that frame's map)."""
+        frame it was decided on (in lock-step the server plans on that frame's map).
+        ``arrive`` (lock-step): ``(object xy, object radius, gap, reach)``: the walk goes to
+        the object's stand-off cells and ends within ``gap`` of it, facing it (the
+        navigation node's ``arrive_near``); ``straight`` (lock-step, move_by): walk straight
+        to the goal, failing at a bump (``straight_goal``)."""
+        if arrive is not None or straight:
+            self._set_goal_params(arrive, straight)
+        if self.walk_map is not None:
+            self._walk_map_current()          # navigation_node plans on the map of this frame
         with self._cv:
             frame = int(self.latest["frame"]) if self.latest is not None else 0
         ns = int(round(frame * self.frame_dt * 1e9))
@@ -498,7 +637,7 @@ class DecisionNode(Node):
         ports = RosPorts(navigate=self._navigate, trigger=self._hands, wait_frame=self.wait_for_frame,
                          nav_map=self._nav_blocked, episode_over=lambda: self.metrics is not None,
                          cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames,
-                         exact_arrival=self.lockstep)
+                         exact_arrival=self.lockstep, object_box=self._object_box if self.true_boxes else None)
         loco = RosLocomotion(ports, agent, self.latest)
         try:
             act = parse_action(action)
@@ -517,9 +656,14 @@ class DecisionNode(Node):
             obs = self.wait_for_frame("the first frame")
             if not self.navigator.wait_for_server(self.wait_timeout):
                 raise TimeoutError("no navigate_to_pose server (start navigation_node or Nav2)")
+            if self.walk_map is not None and not self._use_walk_map_on_navigator():
+                log.warning(f"{self.navigation_node} did not take walk_map: it plans on the mapping node's map; "
+                            "lock-step runs then differ from embedded ones")
+                self.walk_map = None
             agent = make_agent(self.agent_name, seed=self.seed, **self.agent_options)
             with self._cv:
                 observations, self.collected = merge_observations(self.collected, [], obs), []
+                self._walk_map_add(observations)
                 info = build_info(self.labels, observations, action_result("reset", True, 0),
                                   self.status["rescued_ids"], self.task["bounds"], task=self.task,
                                   frame=int(obs["frame"]))
@@ -545,6 +689,7 @@ class DecisionNode(Node):
                     self._walk_origin = None
                     collected, self.collected = self.collected, []
                     observations = merge_observations(collected, keep, obs)
+                    self._walk_map_add(observations)         # every frame the agent observes, as embedded
                     frames = int(obs["frame"]) - frame0
                     name = f"{action[0]}({'' if len(action) < 2 else action[1]})"
                     result = action_result(name, status, frames, reason)
@@ -554,8 +699,9 @@ class DecisionNode(Node):
                     {"n": n, "action": list(action), "success": ok, "reason": reason, "frames": frames,
                      "frame": int(obs["frame"]), "think_s": round(think, 4),
                      "observed_frames": [int(o["frame"]) for o in observations]})))
+                x, y, yaw = (float(v) for v in obs["agent_pose"])
                 log.info(f"#{n} {action} -> {'ok' if ok else 'failed: ' + reason} "
-                         f"({frames} frames, now {int(obs['frame'])})")
+                         f"({frames} frames, now {int(obs['frame'])}) pose {x:.3f} {y:.3f} {yaw:.3f}")
                 if action[0] == "stop":
                     log.info("the agent stopped")
                     return self.metrics

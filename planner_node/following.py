@@ -3,7 +3,7 @@
 :class:`PathFollower` turns in place when the path bends away by more than a threshold,
 otherwise tracks the path with pure pursuit, and at the end turns in place to the goal
 yaw. Its limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame
-0.05 m and 15 degrees). It works in any time base (the node feeds it sim time), reports
+0.01 m and 3 degrees). It works in any time base (the node feeds it sim time), reports
 its distance and time remaining, and flags a robot that makes no progress ("stuck").
 :class:`GoalRunner` puts a planner and a follower together for one goal, with the
 recovery policy and the time limit.
@@ -282,10 +282,9 @@ class GaitFollower(PathFollower):
     (frames) asks the runner for a new plan on that schedule (the embedded walk replans
     every ``gait.REPLAN_EVERY`` frames).
 
-    The one thing a velocity-commanded body cannot copy: the embedded walk turns the body
-    to the waypoint's direction within the frame, whatever the angle; over ``cmd_vel`` the
-    turn is clipped to the body's turn rate, so a bend sharper than ``max_angular *
-    period`` is first turned in place at that rate (``turning``) and then walked.
+    A bend sharper than one frame's turn (``max_angular * period``) is turned in place at
+    that rate (``turning``) and then walked: :func:`gait.walk_turn`, the law the embedded
+    walk obeys too.
     """
 
     def __init__(self, config: FollowerConfig = FollowerConfig(), replan_every: int = gait.REPLAN_EVERY):
@@ -294,11 +293,44 @@ class GaitFollower(PathFollower):
         self._frames = 0
         self._turn: list[float] | None = None
         self._last: tuple[np.ndarray, float] | None = None     # pose and v of the last command
+        self.arrival: tuple[np.ndarray, float, float, float] | None = None
+        self.arrived_t: float | None = None
+        self._straight: list[float] | None = None      # move_by: the steps left (set_straight)
+
+    def set_arrival(self, target_xy, target_radius: float, body_radius: float, gap: float) -> None:
+        """``walk_to``'s arrival (:func:`gait.arrival_gap`): the walk also ends as soon as the
+        gap between the body and the object's circle is at most ``gap``, checked before each
+        walking frame; the final turn then faces ``target_xy`` from where the body stands
+        (also when the path ends first).  Kept across replans of the goal (``set_path``)."""
+        self.arrival = (np.asarray(target_xy, float)[:2].copy(), float(target_radius), float(body_radius),
+                        float(gap))
+        self.arrived_t = None
+
+    def set_straight(self, distance: float) -> None:
+        """HAZARD's ``move_by`` as the embedded body walks it: ``ceil(distance / step)`` frames
+        straight along the heading at the start (the last step what is left), whatever the
+        path's end: a body that slides along an obstacle keeps its heading; a step that
+        does not move the body at all is a bump (``stuck``)."""
+        step = self.cfg.max_linear * self.cfg.control_period
+        n = int(math.ceil(abs(distance) / step - 1e-9))
+        self._straight = [min(step, abs(distance) - k * step) for k in range(n)]
+
+    def check_arrival(self, pose, t: float) -> bool:
+        """Whether the body has arrived (:meth:`set_arrival`); on arrival the walk ends."""
+        if self.arrival is not None and not self.xy_reached:
+            target, r, body_r, gap = self.arrival
+            x, y = float(pose[0]), float(pose[1])
+            if gait.arrival_gap((x, y), body_r, target, r) <= gap:
+                self.xy_reached, self.arrived_t = True, t
+                self.goal_yaw = math.atan2(target[1] - y, target[0] - x)
+        return self.arrived_t is not None
 
     def set_path(self, waypoints, goal_yaw=None, t=None, keep_xy_reached: bool = False) -> None:
         super().set_path(waypoints, goal_yaw, t, keep_xy_reached)
         self._frames = 0
         self._turn = None
+        if self.arrival is not None and self.arrived_t is not None:
+            self.xy_reached = True            # arrived: a replan does not walk on
 
     def replan_due(self) -> bool:
         return self.replan_every > 0 and self._frames >= self.replan_every and not self.xy_reached
@@ -314,12 +346,28 @@ class GaitFollower(PathFollower):
         bumped = self._last is not None and self._last[1] > 0 and \
             float(np.linalg.norm(self._last[0] - xy)) < 1e-9
         self._last = None
+        if self._straight is not None:
+            if bumped:
+                return Command(0.0, 0.0, "stuck", sum(self._straight), math.inf, f"bumped at {_fmt(xy)}")
+            if not self._straight:
+                self.xy_reached = True
+                return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+            step = self._straight.pop(0)
+            self._frames += 1
+            self._phase = "following"
+            self._last = (xy, step / dt)
+            return Command(step / dt, 0.0, "following", sum(self._straight) + step,
+                           (len(self._straight) + 1) * dt)
+        self.check_arrival(pose, t)
         if not self.xy_reached:
             while self._seg < len(self.path) - 1 and \
                     float(np.linalg.norm(self.path[self._seg + 1] - xy)) < gait.WAYPOINT_REACHED:
                 self._seg += 1
             if self._seg >= len(self.path) - 1:
                 self.xy_reached = True
+                if self.arrival is not None:        # walk_to's path ended short of the ring: face the object
+                    target = self.arrival[0]
+                    self.goal_yaw = math.atan2(target[1] - y, target[0] - x)
         if self.xy_reached:
             if self.goal_yaw is None:
                 return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
@@ -342,10 +390,10 @@ class GaitFollower(PathFollower):
         eta = remaining / c.max_linear
         if heading is None:
             return Command(0.0, 0.0, "following", remaining, eta)
-        err = wrap_angle(heading - yaw)
-        if abs(err) > c.max_angular * dt + 1e-9:
+        new_yaw, steps = gait.walk_turn(yaw, heading, c.max_angular * dt)
+        if not steps:
             self._phase = "turning"
-            return Command(0.0, math.copysign(c.max_angular, err), "turning", remaining, eta)
+            return Command(0.0, wrap_angle(new_yaw - yaw) / dt, "turning", remaining, eta)
         self._phase = "following"
         v, w = gait.step_twist(yaw, heading, offset, dt)
         self._last = (xy, v)
@@ -374,28 +422,40 @@ class GoalRunner:
         self.robot_radius, self.max_recoveries, self.max_time = robot_radius, max_recoveries, max_time
         self.recoveries = 0
         self.t0 = 0.0
+        #: mark the cells ahead after a bump (False: a touch sensor reports them to the planner)
+        self.bump_ahead = True
 
     def start(self, pose, goal_xy, goal_yaw, t: float) -> Plan:
         """Plan from ``pose`` and start following; bumps are remembered for one goal."""
         self.goal_xy, self.goal_yaw, self.t0 = np.asarray(goal_xy, float), goal_yaw, t
         self.planner.clear_bumps()
-        plan = self.plan_fn(pose, self.goal_xy)
+        if getattr(self.follower, "check_arrival", lambda pose, t: False)(pose, t):
+            # already there (walk_to's arrival): no path, only the turn to face the object
+            here = np.asarray(pose[:2], float)
+            plan = Plan(np.vstack([here, here]), here, False, 0.0, [], 0.0)
+        else:
+            plan = self.plan_fn(pose, self.goal_xy)
         self.follower.set_path(plan.waypoints, goal_yaw, t)
         return plan
 
     def step(self, pose, t: float, map_changed: bool = False) -> Command:
         """The command for this control period (raises NavigationError when the goal fails)."""
         f = self.follower
+        arrived = getattr(f, "check_arrival", lambda pose, t: False)(pose, t)   # before any replanning
         if getattr(f, "replan_due", lambda: False)():          # the gait's replanning schedule
             f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
-        elif map_changed and not f.xy_reached:
+        elif map_changed and not f.xy_reached and not hasattr(f, "replan_due"):
+            # (the gait replans on its schedule only, as the embedded walk does)
             ahead = np.vstack([pose[:2], f.remaining_path()])
             if not self.planner.path_clear(ahead, pose[:2]):
                 f.set_path(self.plan_fn(pose, self.goal_xy).waypoints, self.goal_yaw, t)
         cmd = f.step(pose, t)
         if cmd.status == "stuck":
             cmd = self._recover(pose, t, cmd)
-        if cmd.status != "succeeded" and self.max_time > 0 and t - self.t0 >= self.max_time - 1e-6:
+        # an arrival in time turns to face the object after the limit, as the embedded walk_to does
+        in_time = arrived and f.arrived_t - self.t0 < self.max_time - 1e-6
+        if cmd.status != "succeeded" and not in_time and self.max_time > 0 and \
+                t - self.t0 >= self.max_time - 1e-6:
             raise NavigationError(ErrorCode.TIMEOUT, f"not at the goal after {self.max_time:g} s "
                                                      f"({cmd.distance_remaining:.2f} m left)")
         return cmd
@@ -405,7 +465,7 @@ class GoalRunner:
         if self.recoveries > self.max_recoveries:
             raise NavigationError(ErrorCode.FAILED_TO_MAKE_PROGRESS,
                                   f"stuck: {cmd.message}; gave up after {self.max_recoveries} recoveries")
-        if self.follower.phase == "following":
+        if self.follower.phase == "following" and self.bump_ahead:
             # walking, yet not moving: something the map does not show is ahead
             fwd = np.array([math.cos(pose[2]), math.sin(pose[2])])
             side = np.array([-fwd[1], fwd[0]])

@@ -4,7 +4,9 @@ the node through a few callables, so it is tested without a ROS context.
 
 * ``walk_near``: a NavigateToPose goal at the stand-off cell the core's
   :func:`~hazard_sim.navigation.stand_off.stand_off_pose` picks on the navigation map
-  (or the agent's own), facing the object, cancelled after ``walk_to_frames`` frames;
+  (or the agent's own), facing the object, cancelled after ``walk_to_frames`` frames (the
+  object: its true box where the simulator's ground truth is offered, as embedded, else
+  its remembered centre);
 * ``walk_straight``: NavigateToPose straight ahead, clipped where the map is blocked
   along the heading (a walk, never a detour: what the embedded body does);
 * ``turn``: NavigateToPose in place (turns within one action add up from the commanded
@@ -34,12 +36,14 @@ XY_TOLERANCE = 0.25         # m: how far short of a goal the navigation may stop
 class _Remembered:
     id: int
     xy: np.ndarray
+    radius: float = OBJECT_RADIUS       # m: the object's footprint, as walk_to's arrival counts it
 
 
 @dataclass
 class RosPorts:
     """What the locomotion needs from the node."""
-    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None) -> (Status, reason)
+    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None, arrive=None, straight=False)
+                                            # -> (Status, reason)
     trigger: Callable[[str], tuple]         # "pick_up" | "drop" -> (Status, reason)
     wait_frame: Callable[[str], dict]       # what -> the observation of the current frame
     nav_map: Callable[[], tuple | None]     # () -> (blocked, GridSpec) of the navigation map, or None
@@ -49,6 +53,10 @@ class RosPorts:
     #: the navigator reaches goals exactly (lock-step with the gait follower): plan the
     #: stand-off without the pure-pursuit follower's position tolerance
     exact_arrival: bool = False
+    #: object id -> ``(centre xy, footprint radius)`` of its ground-truth box (the simulator's
+    #: ``world/objects``), or None: what the embedded body uses for an object it has seen;
+    #: without it an object is its remembered centre with radius ``OBJECT_RADIUS``
+    object_box: Callable[[int], tuple | None] | None = None
 
 
 def straight_free(blocked: np.ndarray, spec, agent_pose, metres: float, step: float = 0.05) -> float:
@@ -103,6 +111,9 @@ class RosLocomotion(Locomotion):
         xy = rec.position if rec is not None else m.containers.get(object_id)
         if xy is None:
             return None, fail(Status.NOT_VISIBLE, f"object {object_id} has not been observed yet")
+        box = self.ports.object_box(int(object_id)) if self.ports.object_box is not None else None
+        if box is not None:              # seen: its true box, as embedded
+            return _Remembered(int(object_id), np.asarray(box[0], float)[:2], float(box[1])), None
         return _Remembered(int(object_id), np.asarray(xy, float)[:2]), None
 
     def _blocked(self):
@@ -128,6 +139,8 @@ class RosLocomotion(Locomotion):
         self.kept.append(self._refresh("an observation"))
 
     def walk_straight(self, metres):
+        if self.ports.exact_arrival and metres >= 0:     # (the gait walks forwards only)
+            return self._walk_straight_exact(metres)
         pose = self.pose()
         blocked, spec = self._blocked()
         free = straight_free(blocked, spec, pose, metres)
@@ -143,13 +156,32 @@ class RosLocomotion(Locomotion):
             return fail(Status.BLOCKED, f"blocked after {moved:.2f} m")
         return Outcome(status, reason)
 
+    def _walk_straight_exact(self, metres):
+        """move_by as the embedded body walks it: straight along the heading, no map, until
+        done or a bump (the navigator's straight goal)."""
+        x, y, yaw = self.pose()
+        d = float(metres)
+        status, reason = self.ports.navigate(x + d * math.cos(yaw), y + d * math.sin(yaw), yaw, straight=True)
+        end = self._refresh("the end of move_by")["agent_pose"]
+        self._yaw_ref = None
+        if status in (Status.SUCCEEDED, Status.TIME_UP, Status.NOT_ARRIVED):
+            return Outcome(status, reason)
+        return fail(Status.BLOCKED, f"blocked after {float(np.hypot(end[0] - x, end[1] - y)):.2f} m")
+
     def walk_near(self, target):
         blocked, spec = self._blocked()
         x, y, _ = self.pose()
         slack = 0.0 if self.ports.exact_arrival else XY_TOLERANCE
-        gx, gy, gyaw, extra = stand_off_pose(spec, blocked, (x, y), target.xy, OBJECT_RADIUS, BODY.radius,
+        gx, gy, gyaw, extra = stand_off_pose(spec, blocked, (x, y), target.xy, target.radius, BODY.radius,
                                              ARRIVE_GAP, BODY.reach, slack=slack)
-        status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
+        if self.ports.exact_arrival:
+            # the navigator ends the walk as the embedded walk_to does: within ARRIVE_GAP of the
+            # object's circle, then facing it
+            status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames,
+                                                 arrive=(target.xy, target.radius, ARRIVE_GAP, BODY.reach,
+                                                         target.id))
+        else:
+            status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
         self._refresh("the end of walk_to")
         self._yaw_ref = None
         if status is Status.NO_PATH:

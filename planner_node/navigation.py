@@ -8,10 +8,16 @@ are free (the robot explores a partly seen map).
 
 The follower turns in place when the path bends away by more than a threshold, otherwise
 tracks the path with pure pursuit, and at the end turns in place to the goal yaw.  Its
-limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame 0.05 m and
-15 degrees).  It works in
+limits default to the HAZARD humanoid's (``HumanoidSpec``: per 0.1 s frame 0.01 m and
+3 degrees).  It works in
 any time base (the node feeds it sim time), reports its distance and time remaining, and
 flags a robot that makes no progress ("stuck").
+
+``GridPlanner(core_law=True)`` plans the way the core's walk does (the embedded
+``walk_to``, ``hazard_sim.navigation.observed_map`` and ``grid``): obstacles grown by the
+radius less half a cell, the start released with ``grid.release_start``, the corners of
+the cell path as waypoints (``grid.simplify_path``), no string pulling; the lock-step
+navigation node uses it with the gait follower so that both walk the same paths.
 
 Failures raise :class:`NavigationError` with a Nav2 error code (the codes of
 ``nav2_msgs/ComputePathToPose`` and ``FollowPath``, which Nav2's bt_navigator forwards
@@ -27,7 +33,16 @@ from enum import IntEnum
 import numpy as np
 from scipy import ndimage
 
-from hazard_sim.navigation.grid import GridSpec, distance_field, goal_cells_near, inflate, plan_path, simplify_path
+from hazard_sim.navigation.grid import (
+    GridSpec,
+    distance_field,
+    goal_cells_near,
+    inflate,
+    plan_path,
+    release_start,
+    simplify_path,
+)
+from hazard_sim.navigation.stand_off import stand_off_cells
 
 OCCUPIED_THRESHOLD = 50
 
@@ -149,15 +164,17 @@ class GridPlanner:
     """
 
     def __init__(self, robot_radius: float = 0.25, goal_snap_radius: float = 0.5,
-                 occupied_threshold: int = OCCUPIED_THRESHOLD):
+                 occupied_threshold: int = OCCUPIED_THRESHOLD, core_law: bool = False):
         if robot_radius < 0:
             raise ValueError(f"robot_radius must be >= 0, got {robot_radius}")
         self.robot_radius = float(robot_radius)
+        self.core_law = bool(core_law)
         self.goal_snap_radius = float(goal_snap_radius)
         self.occupied_threshold = int(occupied_threshold)
         self.map: OccupancyMap | None = None
         self._occupied = self._blocked = self._near_obstacle = None
         self.bumps: list[np.ndarray] = []          # world xy where the body was blocked
+        self.touched = np.zeros((0, 2))            # world xy of cells a touch sensor reported (kept)
 
     def set_map(self, omap: OccupancyMap) -> None:
         """Use a new map (inflation is computed once here, and skipped when the obstacles
@@ -177,17 +194,27 @@ class GridPlanner:
         if self.map is not None:
             self._set_occupied(self._with_bumps(self._occupied))
 
+    def set_touched(self, xy) -> None:
+        """Cells a touch sensor reported (world xy of their centres): obstacles for good, as
+        the embedded body's walking map keeps its bumps."""
+        xy = np.asarray(xy, float).reshape(-1, 2)
+        if np.array_equal(xy, self.touched):
+            return
+        self.touched = xy
+        if self.map is not None:
+            self._set_occupied(self._with_bumps(self.map.occupied(self.occupied_threshold)))
+
     def clear_bumps(self) -> None:
         if self.bumps:
             self.bumps = []
             if self.map is not None:
-                self._set_occupied(self.map.occupied(self.occupied_threshold))
+                self._set_occupied(self._with_bumps(self.map.occupied(self.occupied_threshold)))
 
     def _with_bumps(self, occupied: np.ndarray) -> np.ndarray:
-        if not self.bumps:
+        if not self.bumps and not len(self.touched):
             return occupied
         occupied = occupied.copy()
-        for xy in self.bumps:
+        for xy in [*self.bumps, *self.touched]:
             if self.map.contains(xy):
                 occupied[self.map.cell(xy)] = True
         return occupied
@@ -195,7 +222,10 @@ class GridPlanner:
     def _set_occupied(self, occupied: np.ndarray) -> None:
         omap = self.map
         self._occupied = occupied
-        self._blocked = inflate(self._occupied, self.robot_radius, omap.resolution)
+        # the core's walking map grows obstacles by the radius less half a cell (an obstacle
+        # cell already reaches half a cell past its centre: ObservedMap.blocked)
+        grow = self.robot_radius - omap.resolution / 2 if self.core_law else self.robot_radius
+        self._blocked = inflate(self._occupied, grow, omap.resolution)
         # cells touching a real obstacle: never released around the start
         self._near_obstacle = ndimage.binary_dilation(self._occupied, np.ones((3, 3), bool))
 
@@ -212,6 +242,8 @@ class GridPlanner:
     def _blocked_for_start(self, start: tuple[int, int]) -> np.ndarray:
         """The inflated grid with the margin around the start released: the robot stands
         there already (possibly inside the inflation), so a path may leave through it."""
+        if self.core_law:
+            return release_start(self._blocked, self._occupied, start, self.robot_radius, self.map.resolution)
         blocked = self._blocked.copy()
         i, j = start
         r = int(math.ceil(self.robot_radius / self.map.resolution)) + 1
@@ -264,10 +296,35 @@ class GridPlanner:
             way = np.array([start_xy, end_xy])
         else:
             way = simplify_path(spec, cells)
-            way = shortcut(way, blocked, m)
+            if not self.core_law:
+                way = shortcut(way, blocked, m)
             way[0], way[-1] = start_xy, end_xy
         return Plan(way, np.asarray(end_xy, float), snapped, path_length(way), cells,
                     time.perf_counter() - t0)
+
+    def plan_stand_off(self, start_xy, target_xy, target_radius: float, arrive_gap: float, reach: float) -> Plan:
+        """Plan as the core's ``walk_to`` does (:func:`hazard_sim.navigation.stand_off.stand_off_cells`):
+        to the nearest free cell from which the body (``robot_radius``) is within
+        ``arrive_gap`` of the object's circle (or, where furniture keeps it back, a wider
+        ring up to ``reach``).  A plan of one point: the body already stands on such a cell."""
+        t0 = time.perf_counter()
+        self._need_map()
+        m, spec = self.map, self.map.spec
+        start_xy = np.asarray(start_xy, float)[:2]
+        if not m.contains(start_xy):
+            raise NavigationError(ErrorCode.START_OUTSIDE_MAP, f"robot at {_fmt(start_xy)} is outside the map")
+        start = m.cell(start_xy)
+        blocked = self._blocked_for_start(start)
+        goals, _ = stand_off_cells(spec, blocked, target_xy, target_radius, self.robot_radius, arrive_gap, reach)
+        cells = plan_path(blocked, start, goals)
+        if cells is None:
+            raise NavigationError(ErrorCode.NO_VALID_PATH, f"no path to the object at {_fmt(target_xy)} on the map")
+        if len(cells) == 1:
+            way = np.array([start_xy, start_xy])
+        else:
+            way = simplify_path(spec, cells)
+            way[0] = start_xy
+        return Plan(way, way[-1].copy(), False, path_length(way), cells, time.perf_counter() - t0)
 
     def path_clear(self, waypoints: np.ndarray, robot_xy=None) -> bool:
         """True when no segment of ``waypoints`` crosses a blocked cell (the margin around

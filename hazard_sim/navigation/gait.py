@@ -8,17 +8,21 @@ the same place either way:
 * **turning in place** (``turn_by``, ``explore``, facing an object): ``turn_frames``
   frames at the body's turn rate; after frame ``k`` of ``n`` the heading is
   ``start + delta * k / n`` (:func:`turn_headings`), the last one exactly the goal;
-* **walking a path** (``walk_to``): every frame the body heads straight for the next
-  waypoint and steps ``min(step, distance)`` towards it (:func:`walk_step`): it turns as
-  it walks, it does not stop to turn.  A waypoint closer than :data:`WAYPOINT_REACHED`
-  is passed.  The path is planned again every :data:`REPLAN_EVERY` frames of the walk
-  and after a bump (a step the world refused); :class:`Walk` keeps that schedule;
+* **walking a path** (``walk_to``): every frame the body heads for the next waypoint and
+  steps ``min(step, distance)`` towards it (:func:`walk_step`): it turns as it walks, at
+  its turn rate: when the waypoint's direction is more than one frame's turn away, the
+  frame is spent turning in place by the turn rate towards it (:func:`walk_turn`), as a
+  velocity-commanded body whose turn is clipped to its limit does.  A waypoint closer
+  than :data:`WAYPOINT_REACHED` is passed.  The path is planned again every
+  :data:`REPLAN_EVERY` frames of the walk and after a bump (a step the world refused);
+  :class:`Walk` keeps that schedule;
 * **arriving**: a ``walk_to`` ends when the gap between the body's cylinder and the
   object's circle is at most :data:`ARRIVE_GAP` (:func:`arrival_gap`), then the body
   turns in place to face the object; it gives up after :data:`WALK_TO_MAX_FRAMES`
   frames of walking;
-* **observing**: while walking, the body takes a camera frame every ``render_every``
-  frames of the walk (:func:`observes_at`), not counting the final turn.
+* **observing**: through a walking action (its walk and its final turn) the body takes a
+  camera frame every ``render_every`` frames counted from the action's start
+  (:func:`observes_at`).
 
 How a frame's motion reaches the body is the navigator's business: the embedded
 controller places the body (``env.move_body``) and sets its heading; a velocity-commanded
@@ -64,6 +68,17 @@ def walk_step(xy, waypoint, step: float):
     return math.atan2(d[1], d[0]), d / dist * min(step, dist)
 
 
+def walk_turn(yaw: float, heading: float, turn_per_frame_rad: float) -> tuple[float, bool]:
+    """``(new_yaw, steps)``: the heading after a walking frame that wants ``heading`` from
+    ``yaw``. Within one frame's turn (``turn_per_frame_rad``) the body takes the heading and
+    steps (``steps`` True); farther away it turns by the turn rate towards it and does not
+    step this frame."""
+    err = wrap_angle(heading - float(yaw))
+    if abs(err) > turn_per_frame_rad + 1e-9:
+        return wrap_angle(float(yaw) + math.copysign(turn_per_frame_rad, err)), False
+    return heading, True
+
+
 def step_twist(yaw: float, heading: float | None, offset, frame_dt: float, speed_factor: float = 1.0):
     """``(v, w)``: the velocity command (m/s forward, rad/s) that makes a differential body,
     which turns first and then moves along its new heading for one frame (``EmbodiedEnv.
@@ -77,7 +92,8 @@ def step_twist(yaw: float, heading: float | None, offset, frame_dt: float, speed
 
 
 def observes_at(walk_frame: int, render_every: int) -> bool:
-    """Whether the body takes a camera frame after walk frame ``walk_frame`` (1-based)."""
+    """Whether the body takes a camera frame after frame ``walk_frame`` (1-based) of a
+    walking action (its final turn included)."""
     return walk_frame % render_every == 0
 
 

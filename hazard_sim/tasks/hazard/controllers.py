@@ -237,18 +237,20 @@ class EnvLocomotion(Locomotion):
     def walk_near(self, target):
         """The gait's walk (:mod:`hazard_sim.navigation.gait`): A* on the body's own map to
         the stand-off cells, replanned every 10 frames and after a bump; every frame the body
-        heads for the next waypoint and steps towards it; a camera frame every
+        heads for the next waypoint and steps towards it, or turns towards it in place at its
+        turn rate when it is farther than one frame's turn away; a camera frame every
         ``render_every`` frames of walking."""
         env = self.env
         target_id, target = target.id, target.thing
         body, grid = env.agent, env.grid
+        turn_rate = math.radians(body.spec.turn_per_frame_deg)
         walk, frames = Walk(), 0
         while frames < WALK_TO_MAX_FRAMES:
             goal = target.box.center[:2]
             r = float(np.hypot(*target.box.half[:2]))
             gap = arrival_gap(body.xy, body.radius, goal, r)
             if gap <= ARRIVE_GAP:
-                face(env, goal)
+                self._face_walking(goal, frames)
                 return OK
             if env.out_of_time:
                 return fail(Status.TIME_UP, TIME_UP)
@@ -266,7 +268,7 @@ class EnvLocomotion(Locomotion):
                 if cells is None:
                     return fail(Status.NO_PATH, f"no path to {target_id} on the observed map")
                 if len(cells) == 1:      # already at the closest free place
-                    face(env, goal)
+                    self._face_walking(goal, frames)
                     return Outcome(Status.SUCCEEDED, f"stopped {gap + ARRIVE_GAP:.2f} m from the object: "
                                                      f"furniture in the way")
                 walk.set_path(list(simplify_path(grid, cells)[1:]) or [grid.to_world(cells[-1])], frames)
@@ -275,8 +277,8 @@ class EnvLocomotion(Locomotion):
                 return fail(Status.TIME_UP, TIME_UP)
             frames += 1
             if heading is not None:
-                body.yaw = heading
-                if not env.move_body(body.xy + offset):
+                body.yaw, steps = gait.walk_turn(body.yaw, heading, turn_rate)
+                if steps and not env.move_body(body.xy + offset):
                     walk.moved(body.xy, False)
                     continue
             walk.moved(body.xy, True)
@@ -284,6 +286,21 @@ class EnvLocomotion(Locomotion):
                 env.observe()
         left = float(np.linalg.norm(target.box.center[:2] - body.xy))
         return fail(Status.NOT_ARRIVED, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)")
+
+    def _face_walking(self, xy, frames: int) -> None:
+        """``walk_to``'s final turn to face ``xy``: the gait's in-place turn, its frames
+        counted on from the walk's ``frames`` for the camera (a frame every ``render_every``
+        frames of the whole action, as a body whose camera runs through the action)."""
+        env = self.env
+        c = np.asarray(xy) - env.agent.xy
+        delta = wrap_angle(math.atan2(c[1], c[0]) - env.agent.yaw)
+        for yaw in gait.turn_headings(env.agent.yaw, delta, turn_frames(env, delta)):
+            if not env.advance(1):
+                return
+            frames += 1
+            env.agent.yaw = yaw
+            if gait.observes_at(frames, env.render_every):
+                env.observe()
 
     def pick_up(self, object_id):
         env = self.env
