@@ -16,7 +16,9 @@ for kv in "$@"; do
   case "$kv" in task:=*) TASK="${kv#task:=}";; episode:=*) EPISODE="${kv#episode:=}";; agent:=*) AGENT="${kv#agent:=}";; esac
 done
 echo "== ROS 2 pipeline: $TASK episode $EPISODE, agent $AGENT (lock-step) =="
-.venv/bin/hazard_launch --metrics-out "$OUT/ros_metrics.json" "task:=$TASK" "episode:=$EPISODE" "agent:=$AGENT" "$@" \
+# the embedded runner's camera (256x256, 90 deg): lock-step ROS and embedded runs then agree
+.venv/bin/hazard_launch --metrics-out "$OUT/ros_metrics.json" "task:=$TASK" "episode:=$EPISODE" "agent:=$AGENT" \
+  camera_width:=256 camera_height:=256 "$@" \
   > "$OUT/ros_launch.log" 2>&1 || { tail -40 "$OUT/ros_launch.log"; echo "ROS pipeline failed (log: $OUT/ros_launch.log)"; exit 1; }
 echo "== embedded run of the same episode, with pictures =="
 .venv/bin/hazard run --task "$TASK" --split test --episode "$EPISODE" --agent "$AGENT" --seed 0 \
