@@ -75,18 +75,24 @@ def ray_head(tmp_path):
     finally:
         import ray
         ray.shutdown()
-        _stop_cluster(str(tmp))            # not `ray stop`: it would stop every cluster of the machine
+        left = _stop_cluster(str(tmp))     # not `ray stop`: it would stop every cluster of the machine
         shutil.rmtree(tmp, ignore_errors=True)
+        assert not left, f"processes of the test's Ray cluster still running: {left}"
 
 
-def _stop_cluster(tag: str) -> None:
+def _stop_cluster(tag: str) -> list[int]:
     """Terminate the processes of the cluster whose command lines name ``tag`` (its temp
-    dir), with their children; kill what is left after 10 s."""
-    rows = []
-    for line in subprocess.run(["ps", "-eo", "pid=,ppid=,args="], capture_output=True, text=True).stdout.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) >= 2:
-            rows.append((int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else ""))
+    dir), with their children; kill what is left after 10 s. Returns the survivors."""
+    rows = []                              # /proc, not ps: ps cuts command lines at 80 columns off a tty
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            args = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        rows.append((int(d.name), ppid, args))
     mine = {p for p, _, args in rows if tag in args}
     grown = True
     while grown:
@@ -102,14 +108,16 @@ def _stop_cluster(tag: str) -> None:
         deadline = time.monotonic() + 10.0
         while time.monotonic() < deadline and any(_alive(p) for p in mine):
             time.sleep(0.2)
+    return sorted(p for p in mine if _alive(p))
 
 
 def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for its parent to reap it counts as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
         return False
-    return True
+    return state != "Z"
 
 
 def test_sweep_on_a_local_ray_cluster_equals_the_local_run(ray_head, tmp_path):
