@@ -142,22 +142,8 @@ def _gait_walk(path, pose, step=STEP):
 def _ros_walk(path, pose, goal_yaw=None, free=lambda xy: True, frames=400):
     """The navigation node's GaitFollower driving the humanoid through EmbodiedEnv.drive's
     law (Limits.clip, turn then move): the poses after each frame, and the commands."""
-    from hazard_sim.core.embodiment import GroundBody, Twist
-    from hazard_sim.core.frames import FRAME_DT
-    from hazard_sim.embodiment.humanoid import HumanoidSpec
     from planner_node.following import GaitFollower
-    body = GroundBody(pose[:2], pose[2], HumanoidSpec())
-    f = GaitFollower()
-    f.set_path(np.asarray(path, float), goal_yaw, 0.0)
-    poses, cmds = [], []
-    for k in range(frames):
-        c = f.step((body.xy[0], body.xy[1], body.yaw), k * FRAME_DT)
-        cmds.append(c)
-        if c.status in ("succeeded", "stuck"):
-            break
-        body.apply(Twist(vx=c.v, wz=c.w), FRAME_DT, free)
-        poses.append((body.xy.copy(), body.yaw))
-    return poses, cmds
+    return _ros_walk_with(GaitFollower(), path, pose, goal_yaw, frames, free)
 
 
 def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
@@ -234,7 +220,7 @@ def test_gait_follower_arrives_as_walk_to_does_and_faces_the_object():
     assert abs(math.remainder(poses[-1][1] - face, 2 * math.pi)) < 1e-9
 
 
-def _ros_walk_with(f, path, pose, goal_yaw=None, frames=400):
+def _ros_walk_with(f, path, pose, goal_yaw=None, frames=400, free=lambda xy: True):
     from hazard_sim.core.embodiment import GroundBody, Twist
     from hazard_sim.core.frames import FRAME_DT
     from hazard_sim.embodiment.humanoid import HumanoidSpec
@@ -246,7 +232,7 @@ def _ros_walk_with(f, path, pose, goal_yaw=None, frames=400):
         cmds.append(c)
         if c.status in ("succeeded", "stuck"):
             break
-        body.apply(Twist(vx=c.v, wz=c.w), FRAME_DT, lambda xy: True)
+        body.apply(Twist(vx=c.v, wz=c.w), FRAME_DT, free)
         poses.append((body.xy.copy(), body.yaw))
     return poses, cmds
 
