@@ -140,8 +140,9 @@ def episodes_by_type(level: int, per_type: int, types=("appearance", "spatial", 
 def table(a) -> None:
     """Agent by agent (so a cut-short run still compares the levels of the agents done), every
     level on the same episodes (``--per-type`` of each goal type); Table II per level and over
-    the levels, and Table III (hint goals pooled over the levels)."""
+    the levels, and Table III (level 1's hint goals, as in the paper)."""
     from hazard_sim.runner import bench
+    from hazard_sim.tasks.doze.paper import TABLE_III_LEVEL
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     levels = [int(v) for v in a.levels.split(",")]
@@ -151,14 +152,15 @@ def table(a) -> None:
         for level in levels:
             r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,
                       out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
-            results.setdefault(agent, []).extend(r.get("results", []))
-            by_level.setdefault(level, {})[agent] = {k: v for k, v in r.items() if k != "results"}
+            if level == TABLE_III_LEVEL:
+                results.setdefault(agent, []).extend(r.get("results", []))
+            by_level.setdefault(level, {})[agent] = r            # with its per-episode results
     report_tables(by_level, results, out, levels)
 
 
 def report(a) -> None:
     """The tables of every ``level<N>_<agent>.jsonl`` in ``--out-dir`` (runs of ``table``)."""
-    from hazard_sim.tasks.doze.paper import aggregate
+    from hazard_sim.tasks.doze.paper import TABLE_III_LEVEL, aggregate
     out = Path(a.out_dir)
     by_level, results = {}, {}
     for f in sorted(out.glob("level*_*.jsonl")):
@@ -166,12 +168,15 @@ def report(a) -> None:
         rs = [json.loads(ln) for ln in f.read_text().splitlines() if ln.strip()]
         rs = [r for r in rs if "success" in r]
         if rs:
-            results.setdefault(agent, []).extend(rs)
-            by_level.setdefault(level, {})[agent] = aggregate(rs)
+            if level == TABLE_III_LEVEL:
+                results.setdefault(agent, []).extend(rs)
+            by_level.setdefault(level, {})[agent] = {**aggregate(rs), "results": rs}
     report_tables(by_level, results, out, sorted(by_level))
 
 
 def report_tables(by_level, results, out, levels) -> None:
+    """Per level: Table II with intervals and the paper's orderings tested; then the paper's
+    Table II over the levels and Table III on level 1's hint goals (``results``)."""
     from hazard_sim.core.spec import get_spec
     from hazard_sim.tasks.doze.paper import aggregate, table_ii, table_iii
     for level in levels:

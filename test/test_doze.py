@@ -357,3 +357,53 @@ def test_walking_people_are_redrawn_in_place_with_the_same_pixels():
     assert (a["seg"] >= 900).any()
     for k in ("rgb", "depth", "seg"):
         assert np.array_equal(a[k], b[k]), k
+
+
+def test_a_person_waits_for_a_robot_in_the_way_and_walks_on():
+    """A robot standing on a person's route: the person stops short of it (never overlapping)
+    and reaches its goal once the robot leaves."""
+    from types import SimpleNamespace
+
+    from hazard_sim.tasks.doze.people import ROBOT_RADIUS, walk_along
+    proc = PeopleProcess(_scene(), 3, np.random.default_rng(3), people=1)
+    p = proc.people[0]
+    p.pause = 0
+    p.route = proc._route(p.xy, proc._walk_goal())
+    assert len(p.route) > 15
+    robot = np.asarray(p.route[12], float)          # about 1.2 m ahead on the route
+    world = SimpleNamespace(body_discs=[(robot, ROBOT_RADIUS)])
+    gaps = []
+    for _ in range(200):
+        proc.step_frame(world)
+        gaps.append(float(np.linalg.norm(p.xy - robot)))
+    assert min(gaps) >= ROBOT_RADIUS + PERSON_RADIUS - 1e-9
+    assert gaps[-1] < ROBOT_RADIUS + PERSON_RADIUS + 0.05    # it waits right in front of the robot
+    assert not p.moving
+    world.body_discs = []                            # the robot drives away: the person walks on
+    proc.step_frame(world)
+    assert p.moving
+    xy, route, _ = walk_along(np.zeros(2), [np.array([1.0, 0.0]), np.array([1.0, 1.0])], 1.5, 0.0)
+    assert np.allclose(xy, [1.0, 0.5]) and len(route) == 1
+
+
+def test_people_never_pass_through_the_robot_in_a_level3_episode():
+    """Issue 17's case (level-3 test episode 552): a person's centre came within 0.006 m of the
+    robot's. Over the whole episode with a random agent, no person overlaps the robot's body."""
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.tasks.doze.people import ROBOT_RADIUS
+    env = EmbodiedEnv("doze/level3", split="test", episode=552, camera=CAM)
+    env.reset(seed=0)
+    people = env.world.process("people")
+    rng = np.random.default_rng(0)
+    closest = np.inf
+    from hazard_sim.tasks.doze.task import ACTIONS
+    for _ in range(120):
+        act = ACTIONS[int(rng.integers(len(ACTIONS)))]
+        if act == "Done":
+            continue
+        env.step(act)
+        d = np.linalg.norm(people.positions() - env.agent.xy[:2], axis=1)
+        closest = min(closest, float(d.min()) - ROBOT_RADIUS - PERSON_RADIUS)
+        if env.done:
+            break
+    assert closest >= -1e-9, f"a person overlapped the robot by {-closest:.3f} m"

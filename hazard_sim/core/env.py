@@ -260,6 +260,7 @@ class EmbodiedEnv(gym.Env):
         for _ in range(n):
             if self.world.frame >= self.frame_limit:
                 break
+            self.world.body_discs = [(np.asarray(self.agent.xy, float)[:2], float(self.agent.radius))]
             self.world.step_frame()
             if self.hazards_affect_agent:
                 push = sum((p.body_push(self.agent.xy) for p in self.world.processes), np.zeros(2))

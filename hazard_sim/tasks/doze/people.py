@@ -10,7 +10,12 @@ walking cycle, labelled ``person`` in segmentation.  Levels (DOZE):
 
 There are 4 to 6 people per 100 m^2 of navigable area (the episode may set the
 number).  People walk on the static scene's free space (walls and furniture
-inflated by their radius) along geodesic paths; they do not avoid the robot.
+inflated by their radius) along geodesic paths.  They do not plan around the robot,
+but never walk through it: a person whose next step would overlap the robot's body
+waits where it is (as people do when a robot is in their way) and walks on once the
+way is clear.  The robot cannot drive into a person either (``body_blocked``), so
+bodies never interpenetrate; the robot's collisions are counted as the paper defines
+them (by the task).
 """
 from __future__ import annotations
 
@@ -121,6 +126,30 @@ class PersonModel:
         R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
         v = v @ R.T + np.array([xy[0], xy[1], 0.0])
         return Mesh(v.astype(np.float32), self.t, id, colors=self.c, normals=(nrm @ R.T).astype(np.float32))
+
+
+def walk_along(xy, route: list, step: float, yaw: float):
+    """Where a person at ``xy`` walking ``step`` metres along ``route`` (waypoints) ends up:
+    ``(xy, route left, heading)``; the arguments are not changed."""
+    xy, route = np.asarray(xy, float), list(route)
+    left = step
+    while left > 1e-9 and route:
+        d = route[0] - xy
+        n = float(np.linalg.norm(d))
+        if n <= left:
+            xy = np.asarray(route.pop(0), float).copy()
+            left -= n
+        else:
+            xy = xy + d / n * left
+            left = 0.0
+        if n > 1e-9:
+            yaw = math.atan2(d[1], d[0])
+    return xy, route, yaw
+
+
+def _overlaps(xy, discs) -> bool:
+    """Whether a person at ``xy`` overlaps any body disc ``(centre, radius)``."""
+    return any(float(np.linalg.norm(np.asarray(xy, float) - c)) < r + PERSON_RADIUS for c, r in discs)
 
 
 def person_mesh(id: int, xy, yaw: float, phase: float, height: float = 1.7, colors=None) -> Mesh:
@@ -244,6 +273,7 @@ class PeopleProcess(WorldProcess):
     def step_frame(self, world) -> None:
         self._frame += 1
         step = WALK_SPEED * FRAME_DT
+        discs = getattr(world, "body_discs", ())
         for p in self.people:
             if p.mode == "static":
                 continue
@@ -262,18 +292,12 @@ class PeopleProcess(WorldProcess):
                 if not p.route:
                     p.pause = 5
                     continue
-            left = step
-            while left > 1e-9 and p.route:
-                d = p.route[0] - p.xy
-                n = float(np.linalg.norm(d))
-                if n <= left:
-                    p.xy = p.route.pop(0).copy()
-                    left -= n
-                else:
-                    p.xy = p.xy + d / n * left
-                    left = 0.0
-                if n > 1e-9:
-                    p.yaw = math.atan2(d[1], d[0])
+            xy, route, yaw = walk_along(p.xy, p.route, step, p.yaw)
+            if _overlaps(xy, discs) and not _overlaps(p.xy, discs):
+                p.moving = False          # the robot is in the way: wait for it to pass
+                p.track.append(p.xy.copy())
+                continue
+            p.xy, p.route, p.yaw = xy, route, yaw
             p.moving = True
             p.phase += 2 * math.pi * FRAME_DT * 1.8     # 1.8 strides a second
             if not p.route:            # arrived: pause (fixed paths pause and linger longer)

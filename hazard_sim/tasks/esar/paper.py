@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hazard_sim import stats
 from hazard_sim.tasks.esar.scenario import TIERS
 
 PAPER = {"APEX (paper)": {"sr": 13.89, "tsr": None, "cds": 4.14, "rs": 13.45},
@@ -62,4 +63,46 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
                          f"{_f(f.get('rs'))} ({f.get('episodes', 0)})")
     for name, p in PAPER.items():
         lines.append(f"{name:22s} {'':>4s}  " + "  ".join(_f(p[k]) for k in KEYS))
-    return "\n".join(lines)
+    return "\n".join(lines + statistics(rows))
+
+
+def _ci(values: list[float]) -> str:
+    """Mean and 95 % interval of per-task percentages: Wilson when every task is 0 or 100 (a
+    rate), else a bootstrap over tasks."""
+    mean = float(np.mean(values))
+    if all(v in (0, 100) for v in values):
+        k = sum(v == 100 for v in values)
+        lo, hi = stats.wilson(k, len(values))
+        return stats.fmt_ci(mean, (100 * lo, 100 * hi))
+    return stats.fmt_ci(mean, stats.bootstrap_ci(values))
+
+
+def statistics(rows: list[dict]) -> list[str]:
+    """95 % intervals (bootstrap over tasks) of SR / TSR / CDS / RS overall and SR per tier, and
+    every pair of our agents compared on paired tasks (Wilcoxon signed-rank on RS and on SR).
+    The paper ranks only its own methods (APEX, SPF), so no ordering of ours is stated."""
+    if not any(r.get("results") for r in rows):
+        return []
+    out = ["", "95 % intervals (Wilson where every task scores 0 or 100, else percentile bootstrap over tasks), "
+               "percent:"]
+    for r in rows:
+        rs = r.get("results") or []
+        if not rs:
+            continue
+        cells = "  ".join(f"{k.upper()} " + _ci([e[k] for e in rs]) for k in KEYS)
+        out.append(f"  {r['agent']:<20} n={len(rs):<4} {cells}")
+        for t in TIERS:
+            ts = [e["sr"] for e in rs if e.get("tier") == t]
+            if ts:
+                out.append(f"    {t:<18} n={len(ts):<4} SR {_ci(ts)}")
+    by_agent = {r["agent"]: r.get("results") or [] for r in rows}
+    names = list(by_agent)
+    comps = []
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            for k in ("sr", "rs"):
+                comps.append(stats.compare(a, b, by_agent[a], by_agent[b], k.upper(), lambda e, k=k: e[k]))
+    if comps:
+        out.append("pairs of agents (paired tasks, Wilcoxon signed-rank; no paper ordering for our agents):")
+        out += stats.comparison_lines(comps)
+    return out

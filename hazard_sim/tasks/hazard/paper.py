@@ -1,5 +1,8 @@
-"""HAZARD's published numbers (Table 1, ground-truth segmentation) and our table layout."""
+"""HAZARD's published numbers (Table 1, ground-truth segmentation) and our table layout,
+with 95 % intervals (bootstrap over episodes) and paired tests of the paper's orderings."""
 from __future__ import annotations
+
+from hazard_sim import stats
 
 PAPER = {  # value %, step, damage %; "llm" is the paper's GPT-4 row
     "hazard/fire": {"random": (43.8, 279.1, 37.3), "ppo": (46.1, 277.3, 33.6), "rule": (53.1, 236.1, 32.3),
@@ -26,4 +29,49 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
         lines.append(f"{r['agent']:<11} {_fmt(r['value']):>7} {_fmt(r['step']):>8} {_fmt(r['damage']):>7} "
                      f"{_fmt(r.get('mean_rescue_frame')):>7} | "
                      f"      {_fmt(p[0]):>6} {_fmt(p[1]):>7} {_fmt(p[2]):>6}  ({r['episodes']})")
-    return "\n".join(lines)
+    return "\n".join(lines + statistics(benchmark, rows))
+
+
+def _last(e: dict) -> float:
+    if "last_rescue_frame" in e:
+        return e["last_rescue_frame"]
+    return max((r["frame"] for r in e.get("rescued") or []), default=0)
+
+
+def _ratio(num, den) -> float:
+    """A ratio of sums over resampled episodes (NaN when a resample has no rescue)."""
+    return num.sum() / den.sum() if den.sum() > 0 else float("nan")
+
+
+def _cells(rs: list[dict]) -> str:
+    """Value, Step and Damage of ``rs`` with 95 % bootstrap intervals over episodes (Step and
+    Damage are ratios of sums over episodes, resampled as pairs)."""
+    n = len(rs)
+    vr = [e["value_rate"] for e in rs]
+    value = stats.fmt_ci(sum(vr) / n, stats.bootstrap_ci(vr), 100)
+    last, res, dam = [_last(e) for e in rs], [e["rescued_count"] for e in rs], [e["damaged_count"] for e in rs]
+    if sum(res) == 0:
+        return f"Value {value}  Step -  Damage -"
+    step = stats.fmt_ci(sum(last) / sum(res), stats.bootstrap_ci((last, res), _ratio))
+    damage = stats.fmt_ci(sum(dam) / sum(res), stats.bootstrap_ci((dam, res), _ratio), 100)
+    return f"Value {value}  Step {step}  Damage {damage}"
+
+
+def statistics(benchmark: str, rows: list[dict]) -> list[str]:
+    """95 % intervals per agent, and the paper's Value orderings tested on paired episodes
+    (Wilcoxon signed-rank on the episodes' value rates)."""
+    if not any(r.get("results") for r in rows):
+        return []
+    out = ["", "95 % intervals (percentile bootstrap over episodes, 2000 resamples):"]
+    for r in rows:
+        rs = r.get("results") or []
+        if rs:
+            out.append(f"  {r['agent']:<11} n={len(rs):<4} {_cells(rs)}")
+    by_agent = {r["agent"]: r.get("results") or [] for r in rows}
+    paper = {a: (PAPER.get(benchmark, {}).get(a) or (None,))[0] for a in by_agent}
+    comps = [stats.compare(a, b, by_agent[a], by_agent[b], "Value", lambda e: e["value_rate"], paper_sign=sign)
+             for a, b, sign in stats.paper_orderings(paper, list(by_agent))]
+    if comps:
+        out.append("the paper's orderings (Value; Wilcoxon signed-rank on paired episodes):")
+        out += stats.comparison_lines(comps, scale=100)
+    return out
