@@ -204,18 +204,45 @@ def test_dataset_shape_rules_and_tiers():
 
 
 def test_scenario_generation_is_deterministic_for_an_event():
-    from hazard_sim.tasks.esar.scenario import _route, _snapshot
+    from hazard_sim.tasks.esar.scenario import _route, _snapshots
     t = terrain_for("alpine")
     slope = t.slope_deg()
     outs = []
     for _ in range(2):
         rng = np.random.default_rng([11, 2024])
         lkp, route = _route(t, "lost_hiker", rng, slope)
-        snaps = [_snapshot(t, "lost_hiker", lkp, route, k, rng, slope) for k in range(4)]   # as generate() does
+        snaps = _snapshots(t, "lost_hiker", lkp, route, rng, slope)     # as generate() does
         outs.append(json.dumps(snaps[3], default=float))
     assert outs[0] == outs[1]
     stored = load_dataset()["events"][0]["snapshots"][3]
     assert json.loads(outs[0])["victims"][0]["position"] == stored["victims"][0]["position"]
+
+
+def test_every_event_is_one_timeline():
+    """Issue 17: items dropped in snapshot k are still there, same class and place, in every
+    later snapshot, and new ones are added; the victim moves on along the route; a route never
+    comes back to where it has been (the old event 0 revisited 28 of its 37 points)."""
+    data = load_dataset()
+    for e in data["events"]:
+        route = np.array(e["route"])
+        assert len(route) >= 3
+        for i in range(2, len(route)):            # no point within half a 24 m step of an earlier one
+            assert np.min(np.linalg.norm(route[:i - 1] - route[i], axis=1)) >= 12.0 - 0.2, (e["event"], i)
+        snaps = e["snapshots"]
+        for a, b in zip(snaps, snaps[1:]):
+            before = [(c["class"], tuple(c["position"])) for c in a["clues"]]
+            after = [(c["class"], tuple(c["position"])) for c in b["clues"]]
+            assert after[:len(before)] == before, f"event {e['event']}: items changed between snapshots"
+            assert len(after) >= len(before)
+        assert len(snaps[-1]["clues"]) > len(snaps[0]["clues"])      # items accumulate
+        # the victim moves on: the route distance of its nearest route point grows snapshot by snapshot
+        arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(route, axis=0), axis=1))])
+        s_v = [arc[int(np.argmin(np.linalg.norm(route - np.array(s["victims"][0]["position"][:2]), axis=1)))]
+               for s in snaps]
+        assert all(s_v[k + 1] >= s_v[k] - 30.0 for k in range(len(s_v) - 1)), (e["event"], s_v)
+        assert s_v[-1] > s_v[0]
+        if e["story"] == "group":                                     # the hurt companion stays put
+            assert len({tuple(s["victims"][1]["position"]) for s in snaps}) == 1
 
 
 # ------------------------------------------------------------------ env, sensors, weather

@@ -2,16 +2,18 @@
 
 * **Event**: one search-and-rescue incident on one map (12: three per map), a story type
   and a last known position (LKP) on or next to the trail.
-* **Snapshot** (5 per event): a moment of the incident's timeline. The missing person moves
-  along their route as time passes (snapshot k: ``(k + 1) / 5`` of the route) and drops
-  items on the way; positions are fixed within a snapshot.
+* **Snapshot** (5 per event): a moment of the incident's one timeline. The missing person
+  moves on along their route as time passes (snapshot k: ``(k + 1) / 5`` of the route) and
+  drops items on the way; an item dropped stays where it fell, same class and place, in every
+  later snapshot, and new ones are added. Routes progress: no point is revisited (within half
+  a 24 m step), so a walker never oscillates between the same places.
 * **Task** (10 per snapshot, 600 in all; numbered round-robin over events and snapshots, so
   the first N tasks are a spread sample: task i is of event ``i % 12``): samples the time
   of day, the weather (among those the biome allows), the wind and the UAV's start (a point
   150 m to 60 % of the map's side from the LKP, 40 m above the ground, facing a random
   direction).
 
-Placement rules (``_route`` and ``_snapshot``), after real wilderness SAR cases (lost
+Placement rules (``_route`` and ``_snapshots``), after real wilderness SAR cases (lost
 persons go downhill and follow drainages; falls happen on steep trail sections; people
 seek water and shelter, lay out signs, light fires and flares when they hear aircraft):
 
@@ -29,10 +31,11 @@ group           two hikers: one stays near the LKP hurt (sitting), one walks on 
 =============== ============================================================================
 
 Clues along the route: at the LKP end of the route the first dropped items (trekking pole,
-water bottle, helmet after a fall), then one item every 1/4 of the walked route (a trail of
-dropped items leading towards the victim: jacket, backpack, rope...), a camp (tent + campfire,
-or sleeping bag) at the route's midpoint from snapshot 2 on, a signal flare or flashlight
-near the victim from snapshot 3 on and an SOS sign laid out near the victim at snapshot 4.
+water bottle, helmet after a fall), then a jacket, a backpack, a rope and a sleeping bag at
+15, 35, 55 and 75 % of the route, each there from the first snapshot whose victim has passed
+it (a trail of dropped items leading towards the victim), a camp (tent + campfire) at 30 % of
+the route from snapshot 2 on, a signal flare or flashlight where the victim was at snapshot 3
+(from then on) and an SOS sign laid out near the victim at snapshot 4.
 Victims and clues stand on land (not water), on slopes below 38 degrees, 100 m inside the
 map, and not under a tree (an air crew could see them); the victim's posture is lying
 (fall, or lost at night), sitting, or sheltering (shelter story).
@@ -140,16 +143,28 @@ def _lkp(t: Terrain, rng, slope) -> np.ndarray:
     return _nudge(t, pts[rng.integers(len(pts))] + rng.normal(0, 10, 2), slope, rng)
 
 
+def _revisits(route: np.ndarray, radius: float) -> bool:
+    """Whether the last point of ``route`` lies within ``radius`` of an earlier point other
+    than its predecessor (the walk came back to where it had been)."""
+    if len(route) < 3:
+        return False
+    return bool(np.min(np.linalg.norm(route[:-2] - route[-1], axis=1)) < radius)
+
+
 def _downhill(t, start, rng, length, slope, step=24.0):
+    """A lost person's walk: steepest descent with noise, ``step`` m at a time, never back to
+    where they have been (within ``step / 2``): at a local minimum (a hollow) they walk on
+    along the least uphill way out, as people follow a drainage, instead of oscillating."""
     p = np.asarray(start, float)
     route = [p.copy()]
     heading = rng.uniform(0, 2 * math.pi)
     for _ in range(int(length / step)):
         best, bh = None, math.inf
+        past = np.array(route)
         for da in np.linspace(-math.pi, math.pi, 12, endpoint=False):
             a = heading + da
             q = p + step * np.array([math.cos(a), math.sin(a)])
-            if not _ok(t, q, slope):
+            if not _ok(t, q, slope) or np.min(np.linalg.norm(past - q, axis=1)) < step / 2:
                 continue
             hq = t.height_at(q) + 6.0 * abs(da) + rng.normal(0, 2.0)     # prefer going on, downhill
             if hq < bh:
@@ -162,6 +177,8 @@ def _downhill(t, start, rng, length, slope, step=24.0):
 
 
 def _towards(t, start, goal, rng, slope, step=24.0, stop=0.0):
+    """A walk towards ``goal`` with some noise, ``step`` m at a time, never back to where the
+    walker has been (within ``step / 2``)."""
     p = np.asarray(start, float)
     route = [p.copy()]
     for _ in range(400):
@@ -175,6 +192,8 @@ def _towards(t, start, goal, rng, slope, step=24.0, stop=0.0):
                 q = _nudge(t, q, slope, rng, 10)
             except DatasetError:
                 pass
+        if np.min(np.linalg.norm(np.array(route) - q, axis=1)) < step / 2:
+            q = p + step * d / n          # the nudge led back: go straight on instead
         p = q
         route.append(p.copy())
     return np.array(route)
@@ -193,8 +212,12 @@ def _route(t: Terrain, story: str, rng, slope) -> tuple[np.ndarray, np.ndarray]:
         i, j = int(round(edge[1] / t.spacing)), int(round(edge[0] / t.spacing))
         down = -np.array([gx[i, j], gy[i, j]])
         down = down / (np.linalg.norm(down) + 1e-9)
-        land = _nudge(t, edge + down * rng.uniform(30, 200), slope, rng)
-        return lkp, np.vstack([_towards(t, lkp, edge, rng, slope), [land]])
+        walk = _towards(t, lkp, edge, rng, slope)
+        for _ in range(10):       # where the fall ends: off the path walked (a place not yet visited)
+            land = _nudge(t, edge + down * rng.uniform(30, 200), slope, rng)
+            if np.min(np.linalg.norm(walk - land, axis=1)) >= 12.0:
+                return lkp, np.vstack([walk, [land]])
+        return lkp, walk
     if story == "seek_water":
         if t.water.any():
             w = np.argwhere(t.water)[:, ::-1] * t.spacing
@@ -223,40 +246,44 @@ def _along(route: np.ndarray, frac: float) -> np.ndarray:
     return route[k] + u * (route[k + 1] - route[k])
 
 
-def _snapshot(t: Terrain, story: str, lkp, route, k: int, rng, slope) -> dict:
-    frac = (k + 1) / SNAPSHOTS
-    walked = route if frac >= 1 else np.vstack([route[:max(1, int(frac * (len(route) - 1)) + 1)],
-                                                _along(route, frac)[None]])
-    vpos = _nudge(t, _along(route, frac), slope, rng)
-    posture = "lying" if story == "fall" else "sheltering" if story == "shelter" else \
-        ("sitting" if rng.random() < 0.5 else "lying")
-    victims = [{"posture": posture, "position": vpos}]
-    if story == "group":
-        victims.append({"posture": "sitting", "position": _nudge(t, lkp + rng.normal(0, 30, 2), slope, rng)})
-    clues = []
+def _snapshots(t: Terrain, story: str, lkp, route, rng, slope) -> list[dict]:
+    """The event's timeline: snapshot k at ``(k + 1) / 5`` of the route. One timeline: an item
+    dropped is still there, same class and place, in every later snapshot, and new ones are
+    added as the person walks on; the victim moves on along the route; a second victim (group
+    story) stays where they are."""
+    fracs = [(k + 1) / SNAPSHOTS for k in range(SNAPSHOTS)]
+    victim_xy = [_nudge(t, _along(route, f), slope, rng) for f in fracs]
+    postures = ["lying" if story == "fall" else "sheltering" if story == "shelter" else
+                ("sitting" if rng.random() < 0.5 else "lying") for _ in fracs]
+    second = _nudge(t, lkp + rng.normal(0, 30, 2), slope, rng) if story == "group" else None
+    items = []          # (first snapshot it is seen in, clue)
 
-    def put(name, xy, spread=3.0):
-        clues.append({"class": name, "position": _nudge(t, np.asarray(xy) + rng.normal(0, spread, 2), slope, rng),
-                      "yaw": float(rng.uniform(-math.pi, math.pi))})
-    put("helmet" if story == "fall" else "trekking_pole", walked[min(1, len(walked) - 1)])
-    put("water_bottle", _along(walked, 0.1), 6.0)
-    dropped = ["jacket", "backpack", "rope", "sleeping_bag"]
-    for q in range(1, 4):
-        if q / 4 <= 1.0:
-            put(dropped[(q + k) % len(dropped)], _along(walked, q / 4), 5.0)
-    if k >= 2:
-        camp = _along(walked, 0.5)
-        put("tent", camp + 8, 2.0)
-        put("campfire", camp + 14, 2.0)
-    if k >= 3:
-        put("signal_flare" if rng.random() < 0.5 else "flashlight", vpos + rng.normal(0, 12, 2), 1.0)
-    if k >= 4:
-        put("sos_sign", vpos + rng.normal(0, 15, 2), 1.0)
-    for v in victims:
-        v["position"] = _xyz(t, v["position"])
-    for c in clues:
-        c["position"] = _xyz(t, c["position"])
-    return {"snapshot": k, "stage": round(frac, 2), "victims": victims, "clues": clues}
+    def put(name, xy, first, spread=3.0):
+        items.append((first, {"class": name,
+                              "position": _xyz(t, _nudge(t, np.asarray(xy) + rng.normal(0, spread, 2), slope, rng)),
+                              "yaw": round(float(rng.uniform(-math.pi, math.pi)), 4)}))
+
+    def seen_from(f):   # the first snapshot whose stage has passed route fraction f
+        return next(k for k, fk in enumerate(fracs) if fk >= f - 1e-9)
+
+    put("helmet" if story == "fall" else "trekking_pole", route[min(1, len(route) - 1)], 0)
+    put("water_bottle", _along(route, 0.05), 0, 6.0)
+    for f, name in ((0.15, "jacket"), (0.35, "backpack"), (0.55, "rope"), (0.75, "sleeping_bag")):
+        put(name, _along(route, f), seen_from(f), 5.0)
+    camp = _along(route, 0.3)       # the night's camp, seen from snapshot 2 on
+    put("tent", camp + 8, 2, 2.0)
+    put("campfire", camp + 14, 2, 2.0)
+    put("signal_flare" if rng.random() < 0.5 else "flashlight", victim_xy[3] + rng.normal(0, 12, 2), 3, 1.0)
+    put("sos_sign", victim_xy[4] + rng.normal(0, 15, 2), 4, 1.0)
+    items.sort(key=lambda it: it[0])          # (stable) a later snapshot's list extends the earlier one's
+    out = []
+    for k, f in enumerate(fracs):
+        victims = [{"posture": postures[k], "position": _xyz(t, victim_xy[k])}]
+        if second is not None:
+            victims.append({"posture": "sitting", "position": _xyz(t, second)})
+        out.append({"snapshot": k, "stage": round(f, 2), "victims": victims,
+                    "clues": [dict(c) for first, c in items if first <= k]})
+    return out
 
 
 def _xyz(t, xy) -> list:
@@ -316,7 +343,7 @@ def generate() -> dict:
         slope = t.slope_deg()
         rng = np.random.default_rng([seed, 2024])
         lkp, route = _route(t, story, rng, slope)
-        snaps = [_snapshot(t, story, lkp, route, k, rng, slope) for k in range(SNAPSHOTS)]
+        snaps = _snapshots(t, story, lkp, route, rng, slope)
         events.append({"event": e_idx, "map": mname, "story": story, "lkp": _xyz(t, lkp),
                        "route": [[round(float(x), 1), round(float(y), 1)] for x, y in route], "snapshots": snaps})
         for s in snaps:
