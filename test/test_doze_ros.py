@@ -103,9 +103,10 @@ def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_
         keys = ("success", "spl", "collisions", "steps", "cr", "distance_to_goal", "path_length", "frames",
                 "blocked_moves", "goal", "level", "goal_type", "episode")
         assert {k: got[k] for k in keys} == {k: want[k] for k in keys}
-        if episode == 30:              # forced Done after the actions; people blocked and touched the robot
+        if episode == 30:              # forced Done after the actions; people came close to the robot (collisions
+            # as the paper counts them) but waited for it instead of walking through it, so no move was blocked
             assert got["steps"] == actions + 1 and got["frames"] == 5 * actions + 1
-            assert got["collisions"] > 0 and got["blocked_moves"] > 0 and got["path_length"] > 0
+            assert got["collisions"] > 0 and got["blocked_moves"] == 0 and got["path_length"] > 0
         else:                          # the agent's own Done, near the goal
             assert got["success"] and got["steps"] < actions
     finally:
