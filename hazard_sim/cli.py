@@ -20,8 +20,8 @@ from pathlib import Path
 
 from hazard_sim.agents import AGENT_GROUPS, agents_for
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
-from hazard_sim.dataset import SPLITS, DatasetError
 from hazard_sim.ray_cluster import RayUnavailable
+from hazard_sim.tasks.hazard.dataset import SPLITS, DatasetError
 
 
 def _camera(a):
@@ -221,7 +221,7 @@ def _legacy_stem(benchmark: str) -> str:
 
 
 def cmd_train_ppo(a) -> int:
-    from hazard_sim.rl.train import TrainConfig, train
+    from hazard_sim.tasks.hazard.rl.train import TrainConfig, train
     out = a.out_dir or f"runs/ppo_{a.task}"
     _check_dir_out(out, "--out-dir")
     n = get_spec(a.task).dataset.count(a.split)
@@ -250,12 +250,12 @@ def cmd_benchmarks(a) -> int:
 
 
 def cmd_dataset(a) -> int:
-    from hazard_sim.dataset import write_datasets
+    from hazard_sim.tasks.hazard.dataset import write_datasets
     if a.action == "generate":
         for p in write_datasets(Path(a.out) if a.out else None):
             print(p)
         return 0
-    from hazard_sim.dataset import read_episode_file, validate_episode
+    from hazard_sim.tasks.hazard.dataset import read_episode_file, validate_episode
     if not a.files:
         raise ValueError("dataset validate needs at least one FILE")
     failed = 0

@@ -19,14 +19,14 @@ def test_agents_do_not_read_simulator_state():
     # agents only get observation dicts and info; they hold no reference to the env or world
     import inspect
 
-    import hazard_sim.agents.base as base
-    import hazard_sim.agents.hazard_model as hazard_model
-    import hazard_sim.agents.hazard_planner as hazard_planner
-    import hazard_sim.agents.mcts as mcts
-    import hazard_sim.agents.simple as simple
+    import hazard_sim.tasks.hazard.agents.base as base
+    import hazard_sim.tasks.hazard.agents.hazard_model as hazard_model
+    import hazard_sim.tasks.hazard.agents.hazard_planner as hazard_planner
+    import hazard_sim.tasks.hazard.agents.mcts as mcts
+    import hazard_sim.tasks.hazard.agents.simple as simple
     for mod in (base, hazard_model, hazard_planner, mcts, simple):
         src = inspect.getsource(mod)
-        assert "hazard_sim.env" not in src and "hazard_sim.world" not in src
+        assert "hazard_sim.tasks.hazard.env" not in src and "hazard_sim.world" not in src
 
 
 def test_unknown_agent():
@@ -38,11 +38,11 @@ def test_mcts_prefers_the_cheaper_plan():
     """Two known targets: one 1 m away, one 6 m away; MCTS goes for the near one first."""
     import numpy as np
 
-    from hazard_sim.agents.memory import ObjectRecord
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
+    from hazard_sim.tasks.hazard.agents.memory import ObjectRecord
     ag = make_agent("mcts", simulations=500)
-    from hazard_sim.agents.memory import Memory
+    from hazard_sim.tasks.hazard.agents.memory import Memory
     ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 10, 10), 0.1), 0.25)
     ag.memory.agent_pose = np.array([1.0, 5.0, 0.0])
@@ -56,9 +56,9 @@ def test_mcts_plans_with_no_cart_known_in_wind():
     """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
     import numpy as np
 
-    from hazard_sim.agents.memory import Memory, ObjectRecord
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
+    from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
     ag = make_agent("mcts", simulations=200)
     ag.memory = Memory({"hazard": "wind", "targets": [{"category": "bag", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 16, 16), 0.1), 0.25)

@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from test_golden import _raster_available
 
 ROOT = Path(__file__).parent / "golden"

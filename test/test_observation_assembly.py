@@ -15,7 +15,7 @@ import pytest
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim import teleop
 from hazard_sim.agents import make_agent
-from hazard_sim.env import HazardEnv
+from hazard_sim.tasks.hazard.env import HazardEnv
 from planner_node.locomotion import straight_free
 from planner_node.observation import (
     ObservationAssembler,

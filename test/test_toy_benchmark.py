@@ -17,7 +17,6 @@ import pytest
 from gymnasium import spaces
 
 from hazard_sim.agents import AGENT_GROUPS, register_agent
-from hazard_sim.agents.base import Agent
 from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
@@ -27,6 +26,7 @@ from hazard_sim.geometry import Box
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
 from hazard_sim.render.mesh import box_mesh, quad_mesh, text_texture
 from hazard_sim.scenes.base import Scene, floor_part, wall_segments
+from hazard_sim.tasks.hazard.agents.base import Agent
 from hazard_sim.world import Entity, World
 
 GOAL_RADIUS = 0.3

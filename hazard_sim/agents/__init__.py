@@ -5,12 +5,12 @@ the LLM agent) form the
 ``hazard`` group, also reachable as :data:`AGENTS`. Other benchmarks register their
 own group with :func:`register_agent`, so names such as ``random`` can repeat.
 """
-from hazard_sim.agents.base import Agent
-from hazard_sim.agents.hazard_planner import HazardMCTSAgent
-from hazard_sim.agents.llm import LLMAgent
-from hazard_sim.agents.mcts import MCTSAgent, ValueAwareMCTSAgent
-from hazard_sim.agents.ppo import PPOAgent
-from hazard_sim.agents.simple import GreedyAgent, RandomAgent, RuleAgent
+from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.hazard_planner import HazardMCTSAgent
+from hazard_sim.tasks.hazard.agents.llm import LLMAgent
+from hazard_sim.tasks.hazard.agents.mcts import MCTSAgent, ValueAwareMCTSAgent
+from hazard_sim.tasks.hazard.agents.ppo import PPOAgent
+from hazard_sim.tasks.hazard.agents.simple import GreedyAgent, RandomAgent, RuleAgent
 
 AGENTS = {cls.name: cls for cls in (RandomAgent, RuleAgent, GreedyAgent, MCTSAgent, ValueAwareMCTSAgent,
                                     HazardMCTSAgent, LLMAgent, PPOAgent)}

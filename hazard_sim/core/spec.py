@@ -60,7 +60,7 @@ class BenchmarkSpec:
     table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
     progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
     camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
-    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> recorder for --save-viz (None: hazard_sim.viz)
+    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: tasks.hazard.viz)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
     options: dict = field(default_factory=dict)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hazard_sim.rl.observation import MAP_SIZE
+from hazard_sim.tasks.hazard.rl.observation import MAP_SIZE
 
 CURVE_FIELDS = ("steps", "frames", "wall_s", "episode", "reward", "value_rate", "rescued", "episode_frames",
                 "actions", "invalid")
@@ -60,8 +60,8 @@ def _make_env(cfg: TrainConfig, rank: int):
         import torch
         torch.set_num_threads(1)
         from hazard_sim.render.camera import CameraSpec
-        from hazard_sim.rl.env import HazardRLEnv
-        from hazard_sim.rl.reward import RescueReward
+        from hazard_sim.tasks.hazard.rl.env import HazardRLEnv
+        from hazard_sim.tasks.hazard.rl.reward import RescueReward
         w, h, fov = cfg.camera
         return HazardRLEnv(cfg.task, cfg.split, cfg.episodes, seed=cfg.seed * 1000 + rank, map_size=cfg.map_size,
                            camera=CameraSpec(width=int(w), height=int(h), hfov_deg=float(fov)),
@@ -198,7 +198,7 @@ def train(cfg: TrainConfig) -> dict:
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from hazard_sim.rl.policy import policy_kwargs
+    from hazard_sim.tasks.hazard.rl.policy import policy_kwargs
 
     hazard = cfg.task.split("/")[-1]
     if cfg.steps < 1:
@@ -217,7 +217,7 @@ def train(cfg: TrainConfig) -> dict:
             "frames": 0, "wall_s": 0.0, "wall_s0": 0.0, "steps_done": 0}
     model = None
     if cfg.resume and ckpt.exists():
-        from hazard_sim.rl.policy import load_policy
+        from hazard_sim.tasks.hazard.rl.policy import load_policy
         model = load_policy(ckpt, hazard, cfg.map_size)
         old = getattr(model, "hazard_meta", {}) or {}
         meta.update(frames=int(old.get("frames", 0)), wall_s0=float(old.get("wall_s", 0.0)),

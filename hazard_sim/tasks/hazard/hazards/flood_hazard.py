@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import gaussian_filter
 
-from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.flood_forces import RHO_WATER, FloodForceModel
-from hazard_sim.hazards.flood_level import FloodParams, FloodSurface
+from hazard_sim.tasks.hazard.hazards.base import Hazard
+from hazard_sim.tasks.hazard.hazards.flood_forces import RHO_WATER, FloodForceModel
+from hazard_sim.tasks.hazard.hazards.flood_level import FloodParams, FloodSurface
 
 
 def flood_state(state: str, in_water: bool, waterproof: bool, buoyant: bool) -> str:

@@ -15,7 +15,7 @@ The public HAZARD code gives its PPO agent a top-down map with five channels; he
    (20..600 C -> 0..1) for fire, water level (0..1.5 m -> 0..1) for flood, zero for wind.
 
 Only what the agent observed goes in: depth points (back-projected with the camera pose it
-is given), the hazard image, and :class:`~hazard_sim.agents.memory.Memory`'s records.
+is given), the hazard image, and :class:`~hazard_sim.tasks.hazard.agents.memory.Memory`'s records.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from hazard_sim.agents.memory import Memory, backproject
 from hazard_sim.intrinsics import scaled_K
+from hazard_sim.tasks.hazard.agents.memory import Memory, backproject
 
 CHANNELS = ("height", "explored", "object", "goal", "hazard")
 MAP_SIZE = 32

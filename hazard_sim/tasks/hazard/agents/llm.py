@@ -29,9 +29,9 @@ Every prompt and answer goes to a JSON-lines transcript per episode
 """
 from __future__ import annotations
 
-from hazard_sim.agents.base import Agent
 from hazard_sim.llm import ChatClient
 from hazard_sim.llm.chooser import LLMChooser, lettered_prompt
+from hazard_sim.tasks.hazard.agents.base import Agent
 from hazard_sim.tasks.hazard.prompts import reading, target_attribute, task_text
 
 MAX_OPTIONS = 10

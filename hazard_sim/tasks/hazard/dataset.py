@@ -16,14 +16,14 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
-from hazard_sim.catalog import category, pool_for
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
-from hazard_sim.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
+from hazard_sim.tasks.hazard.catalog import category, pool_for
+from hazard_sim.tasks.hazard.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
 
 FORMAT = "hazard-episodes"
 VERSION = 1
 EPISODES_PER_SCENE = 25
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "hazard" / f"v{VERSION}"
+DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "hazard" / f"v{VERSION}"
 TASKS = ("fire", "flood", "wind")
 SPLITS = ("train", "test")
 

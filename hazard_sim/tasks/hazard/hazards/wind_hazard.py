@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.wind_forces import WindModel
+from hazard_sim.tasks.hazard.hazards.base import Hazard
+from hazard_sim.tasks.hazard.hazards.wind_forces import WindModel
 
 #: the public code sends the drag-law value ``F`` (N) to ThreeDWorld every frame as an
 #: impulse of ``F`` N s; over one of our 0.1 s frames that impulse is a force of ``F / 0.1 s``,

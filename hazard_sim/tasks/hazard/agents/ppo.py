@@ -1,5 +1,5 @@
 """The PPO agent: a policy trained with stable-baselines3 on HAZARD's RL interface
-(``hazard_sim.rl``: 5-channel map from the agent's own observations, six actions).
+(``hazard_sim.tasks.hazard.rl``: 5-channel map from the agent's own observations, six actions).
 
 ``hazard run --agent ppo [--ppo-policy PATH]``; without a path it loads the shipped
 ``data/policies/ppo_<hazard>.zip`` of the episode's task.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hazard_sim.rl.actions import RLActor
-from hazard_sim.rl.observation import MAP_SIZE
+from hazard_sim.tasks.hazard.rl.actions import RLActor
+from hazard_sim.tasks.hazard.rl.observation import MAP_SIZE
 
 
 class PPOAgent(RLActor):
@@ -36,7 +36,7 @@ class PPOAgent(RLActor):
     def reset(self, obs: dict, info: dict) -> None:
         hazard = info["task"]["hazard"]
         if self.model is None or hazard != self._hazard:
-            from hazard_sim.rl.policy import load_policy
+            from hazard_sim.tasks.hazard.rl.policy import load_policy
             self.model = load_policy(self.policy_path, hazard, self.map_size)
             self._hazard = hazard
         super().reset(obs, info)

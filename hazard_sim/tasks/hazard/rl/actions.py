@@ -15,14 +15,14 @@ index  name                          HAZARD action it runs
 
 A choice that names no object (no target known, no cart known, nothing in view) becomes
 :data:`WAIT` (``turn_by 0``: one frame, no motion) and counts as invalid. The
-:class:`RLActor` is an :class:`~hazard_sim.agents.base.Agent` (memory and map from the
+:class:`RLActor` is an :class:`~hazard_sim.tasks.hazard.agents.base.Agent` (memory and map from the
 agent's own observations) that keeps the 5-channel map too; the Gymnasium wrapper and the
 ``ppo`` agent share it, so training and test see the same observations and actions.
 """
 from __future__ import annotations
 
-from hazard_sim.agents.base import Agent
-from hazard_sim.rl.observation import MAP_SIZE, MapObserver
+from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.rl.observation import MAP_SIZE, MapObserver
 
 ACTION_NAMES = ("walk_to_nearest_target", "walk_to_nearest_container", "pick_up_nearest", "drop", "explore",
                 "walk_to_random_visible")
@@ -53,7 +53,7 @@ class RLActor(Agent):
             self.mapper.integrate(o)
 
     def features(self):
-        """The (5, S, S) float32 map observation (``hazard_sim.rl.observation``)."""
+        """The (5, S, S) float32 map observation (``hazard_sim.tasks.hazard.rl.observation``)."""
         return self.mapper.render(self.memory)
 
     def _command(self, k: int):

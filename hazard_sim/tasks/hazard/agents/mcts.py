@@ -11,7 +11,7 @@ The value-aware variant (HAZARD's second MCTS) divides an object's costs by its
 value and doubles the urgency (terminal cost) of objects whose hazard reading
 changed fast between sightings.
 
-The hazard-aware planner (``mcts_hazard``) lives in :mod:`hazard_sim.agents.hazard_planner`.
+The hazard-aware planner (``mcts_hazard``) lives in :mod:`hazard_sim.tasks.hazard.agents.hazard_planner`.
 
 The search decides which object to rescue next; the actions that follow from
 that choice (pick up when there, drop when holding) cost nothing and are taken
@@ -30,11 +30,11 @@ import math
 
 import numpy as np
 
-from hazard_sim.agents.base import MAP_CELL as CELL
-from hazard_sim.agents.base import Agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import distance_field
+from hazard_sim.tasks.hazard.agents.base import MAP_CELL as CELL
+from hazard_sim.tasks.hazard.agents.base import Agent
 
 _BODY = HumanoidSpec()
 

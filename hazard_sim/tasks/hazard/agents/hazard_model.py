@@ -28,8 +28,8 @@ import math
 
 import numpy as np
 
-from hazard_sim.agents.memory import backproject
 from hazard_sim.intrinsics import scaled_K
+from hazard_sim.tasks.hazard.agents.memory import backproject
 
 
 class HazardForwardModel:

@@ -1,7 +1,7 @@
 """``HazardRLEnv``: HAZARD as a Gymnasium env with the public code's RL interface.
 
-Observation: the 5-channel top-down map (``hazard_sim.rl.observation``, Box (5, S, S) in
-[0, 1]); action: Discrete(6) (``hazard_sim.rl.actions``); reward: ``hazard_sim.rl.reward``.
+Observation: the 5-channel top-down map (``hazard_sim.tasks.hazard.rl.observation``, Box (5, S, S) in
+[0, 1]); action: Discrete(6) (``hazard_sim.tasks.hazard.rl.actions``); reward: ``hazard_sim.tasks.hazard.rl.reward``.
 One step runs one HAZARD action on an :class:`~hazard_sim.core.env.EmbodiedEnv` (a
 ``walk_to`` may take up to 100 frames). Each reset loads the next episode of the split
 (episodes in a shuffled order, reshuffled each pass) with a new simulation seed.
@@ -18,9 +18,9 @@ from gymnasium import spaces
 
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.render.camera import CameraSpec
-from hazard_sim.rl.actions import ACTION_NAMES, RLActor
-from hazard_sim.rl.observation import CHANNELS, MAP_SIZE
-from hazard_sim.rl.reward import RescueReward
+from hazard_sim.tasks.hazard.rl.actions import ACTION_NAMES, RLActor
+from hazard_sim.tasks.hazard.rl.observation import CHANNELS, MAP_SIZE
+from hazard_sim.tasks.hazard.rl.reward import RescueReward
 
 
 def hazards() -> list[str]:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hazard_sim.hazards.base import Hazard
-from hazard_sim.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
 from hazard_sim.navigation.grid import rasterize_boxes
+from hazard_sim.tasks.hazard.hazards.base import Hazard
+from hazard_sim.tasks.hazard.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
 from hazard_sim.world import FLAME_ID
 
 BURNING_TINT = np.array([255, 120, 20])

@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from hazard_sim.hazards.wind_forces import facing_area
+from hazard_sim.tasks.hazard.hazards.wind_forces import facing_area
 
 RHO_WATER = 1000.0
 G = 9.81

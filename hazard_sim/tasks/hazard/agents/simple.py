@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import abc
 
-from hazard_sim.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.base import Agent
 
 
 class RandomAgent(Agent):

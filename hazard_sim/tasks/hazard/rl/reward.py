@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hazard_sim.agents.memory import Memory
-from hazard_sim.rl.observation import goal_of
+from hazard_sim.tasks.hazard.agents.memory import Memory
+from hazard_sim.tasks.hazard.rl.observation import goal_of
 
 RESCUE = 20.0
 STEP_PENALTY = 0.1

@@ -15,10 +15,10 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from hazard_sim.rl.actions import ACTION_NAMES
-from hazard_sim.rl.observation import CHANNELS, MAP_SIZE
+from hazard_sim.tasks.hazard.rl.actions import ACTION_NAMES
+from hazard_sim.tasks.hazard.rl.observation import CHANNELS, MAP_SIZE
 
-POLICY_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "policies"
+POLICY_DIR = Path(__file__).resolve().parents[4] / "data" / "policies"
 #: what a policy file carries besides its weights (SB3 ``save(include=...)``): task, map size, ...
 META_KEY = "hazard_meta"
 
@@ -75,7 +75,9 @@ def load_policy(path, hazard: str, map_size: int = MAP_SIZE):
             raise PolicyError(f"PPO policy {p} is not a stable-baselines3 policy file (no data / policy.pth)")
     torch.set_num_threads(1)
     try:
-        model = PPO.load(p, device="cpu")
+        # the network's kwargs are ours, not unpickled from the file: files written before the RL
+        # package moved into tasks/hazard/ name MapCNN by its old module path
+        model = PPO.load(p, device="cpu", custom_objects={"policy_kwargs": policy_kwargs()})
     except Exception as e:        # SB3 raises many kinds for a damaged or foreign file
         raise PolicyError(f"PPO policy {p} cannot be loaded: {type(e).__name__}: {e}") from None
     want_obs = (len(CHANNELS), map_size, map_size)

@@ -19,7 +19,7 @@ over rescue orders:
   hazard will reach it, the damaged share otherwise (half for fire and flood, nothing for
   a target the wind will have blown away), and nothing when the rescue would end after
   the frame limit (such a rescue is not an action);
-* **the deadlines** come from :class:`~hazard_sim.agents.hazard_model.HazardForwardModel`,
+* **the deadlines** come from :class:`~hazard_sim.tasks.hazard.agents.hazard_model.HazardForwardModel`,
   estimated from the agent's own observations: the fire or water front's speed from the
   growth of the hazardous area it has seen, the wind's drift from each target's last two
   sightings; fireproof (fire) and waterproof (flood) categories, which the task names,
@@ -36,7 +36,7 @@ know (a new, nearer or more valuable target may change the best order).
 Execution: a target in view within ``REACH`` is picked up without walking (a pick-up that
 finds a wall in the way falls back to walking to it; the failure does not count against
 the target); a ``walk_to`` that ends ``not_arrived`` closer to the target is progress
-(:class:`~hazard_sim.agents.mcts.MCTSAgent`).
+(:class:`~hazard_sim.tasks.hazard.agents.mcts.MCTSAgent`).
 """
 from __future__ import annotations
 
@@ -44,10 +44,10 @@ import math
 
 import numpy as np
 
-from hazard_sim.agents.hazard_model import HazardForwardModel
-from hazard_sim.agents.mcts import _BODY, MCTSAgent
 from hazard_sim.navigation.gait import ARRIVE_GAP
 from hazard_sim.navigation.grid import distance_field
+from hazard_sim.tasks.hazard.agents.hazard_model import HazardForwardModel
+from hazard_sim.tasks.hazard.agents.mcts import _BODY, MCTSAgent
 
 
 class HazardMCTSAgent(MCTSAgent):

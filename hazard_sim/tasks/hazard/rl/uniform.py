@@ -1,7 +1,7 @@
 """The uniform policy over the six RL actions: the baseline a PPO policy must beat (what PPO
 starts from), run like ``hazard run`` on the same episodes.
 
-    python -m hazard_sim.rl.uniform --task fire --split test --episodes 0-9 [--seed 0]
+    python -m hazard_sim.tasks.hazard.rl.uniform --task fire --split test --episodes 0-9 [--seed 0]
 
 prints one JSON line per episode (value rate, rescues, Step inputs) and the mean value rate.
 """
@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from hazard_sim.rl.actions import ACTION_NAMES, RLActor
+from hazard_sim.tasks.hazard.rl.actions import ACTION_NAMES, RLActor
 
 
 def run_uniform(task: str, split: str, episode: int, seed: int = 0, **env_kw) -> dict:
@@ -44,7 +44,7 @@ def _episodes(text: str) -> list[int]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    from hazard_sim.rl.env import hazards
+    from hazard_sim.tasks.hazard.rl.env import hazards
     p.add_argument("--task", required=True, choices=hazards())
     p.add_argument("--split", default="test")
     p.add_argument("--episodes", default="0-9", help="e.g. 0-9 or 0,2,4")
