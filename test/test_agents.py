@@ -1,8 +1,9 @@
 """Every baseline agent completes an episode of each task, deciding from observations only."""
 import pytest
 
-from hazard_sim.agents import AGENTS, make_agent
+from hazard_sim.agents import Agent, agents_for, cli_kwargs, make_agent
 from hazard_sim.runner import run_episode
+from hazard_sim.tasks.hazard.agents import AGENTS
 
 
 @pytest.mark.parametrize("task,limit", [("fire", None), ("flood", 500), ("wind", 600)])
@@ -31,7 +32,31 @@ def test_agents_do_not_read_simulator_state():
 
 def test_unknown_agent():
     with pytest.raises(KeyError, match="unknown agent"):
-        make_agent("telepath")
+        make_agent("telepath", benchmark="hazard/fire")
+
+
+def test_agents_come_from_the_benchmarks_group_only():
+    # no default benchmark: an agent is made for a benchmark (or a named group), never for neither or both
+    with pytest.raises(ValueError, match="give the benchmark"):
+        make_agent("greedy")
+    with pytest.raises(ValueError, match="give the benchmark"):
+        make_agent("greedy", benchmark="hazard/fire", group="hazard")
+    assert agents_for("fire") is agents_for("hazard/wind") and agents_for("fire")["greedy"] is AGENTS["greedy"]
+    assert "greedy" not in agents_for("doze/level1") and "lawnmower" in agents_for("esar")
+    assert type(make_agent("random", benchmark="esar")).__module__ == "hazard_sim.tasks.esar.agents"
+    assert type(make_agent("random", group="hazard")) is AGENTS["random"]
+    # every shipped agent follows the thin protocol (reset / act)
+    for b in ("hazard/fire", "doze/level1", "esar"):
+        for name, cls in agents_for(b).items():
+            assert isinstance(cls.__new__(cls), Agent) and cls.name == name, (b, name)
+
+
+def test_cli_options_come_from_the_agent_class():
+    from types import SimpleNamespace
+    a = SimpleNamespace(mcts_simulations=7, ppo_policy=None, llm_mode="cot", llm_model=None)
+    assert cli_kwargs(AGENTS["mcts"], a) == cli_kwargs(AGENTS["mcts_value"], a) == {"simulations": 7}
+    assert cli_kwargs(AGENTS["ppo"], a) == {} and cli_kwargs(AGENTS["greedy"], a) == {}
+    assert cli_kwargs(AGENTS["llm"], a) == cli_kwargs(agents_for("esar")["llm"], a) == {"mode": "cot"}
 
 
 def test_mcts_prefers_the_cheaper_plan():
@@ -41,7 +66,7 @@ def test_mcts_prefers_the_cheaper_plan():
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
     from hazard_sim.tasks.hazard.agents.memory import ObjectRecord
-    ag = make_agent("mcts", simulations=500)
+    ag = make_agent("mcts", benchmark="hazard/fire", simulations=500)
     from hazard_sim.tasks.hazard.agents.memory import Memory
     ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 10, 10), 0.1), 0.25)
@@ -59,7 +84,7 @@ def test_mcts_plans_with_no_cart_known_in_wind():
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
     from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
-    ag = make_agent("mcts", simulations=200)
+    ag = make_agent("mcts", benchmark="hazard/fire", simulations=200)
     ag.memory = Memory({"hazard": "wind", "targets": [{"category": "bag", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 16, 16), 0.1), 0.25)
     ag.memory.agent_pose = np.array([1.0, 1.0, 0.0])

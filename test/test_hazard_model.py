@@ -67,7 +67,7 @@ def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, 
     from hazard_sim.navigation.observed_map import ObservedMap
     from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
     from hazard_sim.tasks.hazard.prompts import forward_model
-    ag = make_agent("mcts_hazard", simulations=simulations)
+    ag = make_agent("mcts_hazard", benchmark="hazard/fire", simulations=simulations)
     cats = {c: v for _, c, _, v in targets}
     ag.memory = Memory({"hazard": hazard, "frame_limit": frame_limit, "container": "cart" if carts else "bag",
                         "targets": [{"category": c, "value": v, "fireproof": False, "waterproof": False}

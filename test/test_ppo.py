@@ -201,7 +201,7 @@ def test_shipped_policy_runs_deterministically():
 def test_missing_and_mismatched_policy_errors(tmp_path):
     from hazard_sim.tasks.hazard.rl.policy import PolicyError, default_policy_path, load_policy
     with pytest.raises(FileNotFoundError, match="not found"):
-        make_agent("ppo", policy=str(tmp_path / "none.zip"))
+        make_agent("ppo", benchmark="hazard/fire", policy=str(tmp_path / "none.zip"))
     with pytest.raises(FileNotFoundError, match="hazard train-ppo"):
         load_policy(tmp_path / "none.zip", "fire")
     junk = tmp_path / "junk.zip"

@@ -89,6 +89,16 @@ def register_benchmark(spec: BenchmarkSpec, aliases: tuple[str, ...] = ()) -> Be
     return spec
 
 
+def unregister_benchmark(benchmark_id: str) -> BenchmarkSpec:
+    """Undo :func:`register_benchmark`: the spec, its aliases and its Gymnasium id go."""
+    spec = BENCHMARKS.unregister(benchmark_id)
+    for a in [a for a, b in ALIASES.items() if b == benchmark_id]:
+        del ALIASES[a]
+    import gymnasium
+    gymnasium.registry.pop(spec.gym_id, None)
+    return spec
+
+
 def _load_builtin() -> None:
     # the benchmarks shipped with the package register on import
     from hazard_sim.tasks import load_builtin

@@ -120,3 +120,5 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
 
 for _h in FRAME_LIMITS:
     register_benchmark(hazard_spec(_h), aliases=(_h,))
+
+from hazard_sim.tasks.hazard import agents as _agents  # noqa: E402,F401  (registers the "hazard" agent group)

@@ -1,4 +1,5 @@
-"""The agent interface and the rescue routine shared by the baselines."""
+"""HAZARD's rescue agent base (:class:`RescueAgent`, following :class:`hazard_sim.agents.Agent`) and the
+rescue routine its baselines share."""
 from __future__ import annotations
 
 import abc
@@ -18,14 +19,14 @@ MAP_CELL = 0.1
 GIVE_UP = (Status.NO_PATH, Status.NOT_IN_SCENE, Status.BEHIND_WALL, Status.UNKNOWN_OBJECT)
 
 
-class Agent(abc.ABC):
+class RescueAgent(abc.ABC):
     """Decides one HAZARD action at a time from observations and its own memory.
 
     Use: ``agent.reset(obs, info)`` after ``env.reset()``, then
     ``action = agent.act(obs, info)`` with what ``env.step`` returned.
     """
 
-    name = "base"
+    name = "rescue_base"
 
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)

@@ -54,6 +54,7 @@ class HazardMCTSAgent(MCTSAgent):
     """UCT over rescue orders with the humanoid's frame costs and the hazard's predicted deadlines."""
 
     name = "mcts_hazard"
+    cli_options = {"mcts_simulations": "simulations"}
 
     REACH = _BODY.reach - 0.3                       # m: pick up from here when the object is in view
     STAND_OFF = ARRIVE_GAP + _BODY.radius + 0.2     # m: where a walk_to stops (gap, body, a small object)

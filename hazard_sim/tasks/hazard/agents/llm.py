@@ -29,16 +29,17 @@ Every prompt and answer goes to a JSON-lines transcript per episode
 """
 from __future__ import annotations
 
-from hazard_sim.llm import ChatClient
+from hazard_sim.llm import LLM_CLI_OPTIONS, ChatClient
 from hazard_sim.llm.chooser import LLMChooser, lettered_prompt
-from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.base import RescueAgent
 from hazard_sim.tasks.hazard.prompts import reading, target_attribute, task_text
 
 MAX_OPTIONS = 10
 HISTORY = 10
 
-class LLMAgent(Agent):
+class LLMAgent(RescueAgent):
     name = "llm"
+    cli_options = LLM_CLI_OPTIONS
 
     def __init__(self, seed: int = 0, mode: str = "direct", model: str | None = None, base_url: str | None = None,
                  api_key: str | None = None, timeout: float = 60.0, retries: int = 2, backoff: float = 1.0,

@@ -34,13 +34,14 @@ from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.grid import distance_field
 from hazard_sim.tasks.hazard.agents.base import MAP_CELL as CELL
-from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.base import RescueAgent
 
 _BODY = HumanoidSpec()
 
 
-class MCTSAgent(Agent):
+class MCTSAgent(RescueAgent):
     name = "mcts"
+    cli_options = {"mcts_simulations": "simulations"}
 
     # the humanoid's own timing (HumanoidSpec, the one source; explore = 12 turns of 30 degrees)
     WALK_PER_FRAME, PICK_FRAMES, DROP_FRAMES = _BODY.walk_per_frame, _BODY.pick_frames, _BODY.drop_frames

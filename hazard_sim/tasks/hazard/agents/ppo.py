@@ -22,6 +22,7 @@ from hazard_sim.tasks.hazard.rl.observation import MAP_SIZE
 
 class PPOAgent(RLActor):
     name = "ppo"
+    cli_options = {"ppo_policy": "policy"}
 
     def __init__(self, seed: int = 0, policy: str | None = None, map_size: int = MAP_SIZE, greedy: bool = False):
         super().__init__(seed, map_size)

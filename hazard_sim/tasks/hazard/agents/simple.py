@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import abc
 
-from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.base import RescueAgent
 
 
-class RandomAgent(Agent):
+class RandomAgent(RescueAgent):
     """Picks uniformly among: explore, walk to the nearest target (or cart when holding
     one in the wind task), pick up the nearest target, drop, and low-level moves/turns."""
 
@@ -31,7 +31,7 @@ class RandomAgent(Agent):
         return self.random_low_level()
 
 
-class _PersistentAgent(Agent):
+class _PersistentAgent(RescueAgent):
     """Commits to one known target until it is rescued or given up, then chooses again."""
 
     def __init__(self, seed: int = 0):

@@ -6,6 +6,3 @@ training with stable-baselines3 (``hazard train-ppo``).
 ``RLActor``), ``hazard_sim.tasks.hazard.rl.observation`` (the map), ``hazard_sim.tasks.hazard.rl.reward``,
 ``hazard_sim.tasks.hazard.rl.policy`` (network, checked loading; imports torch), ``hazard_sim.tasks.hazard.rl.train``.
 """
-# The agents package registers the ppo agent, which is built on this package: load it first, so
-# importing hazard_sim.tasks.hazard.rl.<module> before hazard_sim.agents does not meet a half-made module.
-import hazard_sim.agents  # noqa: E402,F401

@@ -15,13 +15,13 @@ index  name                          HAZARD action it runs
 
 A choice that names no object (no target known, no cart known, nothing in view) becomes
 :data:`WAIT` (``turn_by 0``: one frame, no motion) and counts as invalid. The
-:class:`RLActor` is an :class:`~hazard_sim.tasks.hazard.agents.base.Agent` (memory and map from the
+:class:`RLActor` is an :class:`~hazard_sim.tasks.hazard.agents.base.RescueAgent` (memory and map from the
 agent's own observations) that keeps the 5-channel map too; the Gymnasium wrapper and the
 ``ppo`` agent share it, so training and test see the same observations and actions.
 """
 from __future__ import annotations
 
-from hazard_sim.tasks.hazard.agents.base import Agent
+from hazard_sim.tasks.hazard.agents.base import RescueAgent
 from hazard_sim.tasks.hazard.rl.observation import MAP_SIZE, MapObserver
 
 ACTION_NAMES = ("walk_to_nearest_target", "walk_to_nearest_container", "pick_up_nearest", "drop", "explore",
@@ -29,7 +29,7 @@ ACTION_NAMES = ("walk_to_nearest_target", "walk_to_nearest_container", "pick_up_
 WAIT = ("turn_by", 0.0)
 
 
-class RLActor(Agent):
+class RLActor(RescueAgent):
     """The RL agent's body of knowledge: memory, walking map and the top-down map; turns a
     discrete action index into a HAZARD action with :meth:`command`."""
 
