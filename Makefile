@@ -22,9 +22,11 @@ test: setup
 	$(PY) -m pytest -q --ignore=test/test_planner_nodes.py
 	$(PY) -m pytest -q test/test_planner_nodes.py
 
-# all 30 golden HAZARD results (fire / flood / wind x greedy / rule x test episodes 0-4)
+# all 30 golden HAZARD results (fire / flood / wind x greedy / rule x test episodes 0-4),
+# then DOZE's and ESAR's (test/test_golden_doze_esar.py)
 test-golden: setup
 	$(PY) -m pytest -q -m golden test/test_golden.py
+	$(PY) -m pytest -q -m golden test/test_golden_doze_esar.py
 
 bench-table: setup
 	bash scripts/bench_table.sh

@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.runner import run_episode
+from hazard_sim.tasks.hazard.env import HazardEnv
 
 
 def machine() -> dict:

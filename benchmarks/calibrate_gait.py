@@ -31,8 +31,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from hazard_sim.core.spec import get_spec
-from hazard_sim.metrics import aggregate
 from hazard_sim.runner import run_episode
+from hazard_sim.tasks.hazard.metrics import aggregate
 
 #: the paper's Step (frames per rescue, public code's rule) of the greedy agent, Table 1
 PAPER_GREEDY_STEP = {"fire": 315.8, "flood": 289.9, "wind": 444.0}
@@ -54,7 +54,7 @@ def body_for(k: float):
 def set_wind_gain(gain: float | None) -> None:
     """Experiment only: the wind hazard's force gain for the envs built after this call."""
     if gain is not None:
-        from hazard_sim.hazards import wind_hazard
+        from hazard_sim.tasks.hazard.hazards import wind_hazard
         d = list(wind_hazard.WindHazard.__init__.__defaults__)
         d[1] = float(gain)                      # (frame_dt, force_gain, force_every)
         wind_hazard.WindHazard.__init__.__defaults__ = tuple(d)

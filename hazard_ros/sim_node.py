@@ -78,8 +78,8 @@ from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.markers import WorldMarker
 from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
-from hazard_sim.dataset import DatasetError
 from hazard_sim.render.camera import CameraSpec
+from hazard_sim.tasks.hazard.dataset import DatasetError
 
 FRAME_RATE = 1.0 / FRAME_DT
 DEFAULT_BENCHMARK = "hazard/fire"

@@ -18,10 +18,10 @@ import os
 import sys
 from pathlib import Path
 
-from hazard_sim.agents import AGENT_GROUPS, agents_for
+from hazard_sim.agents import agents_for, all_agent_names, cli_kwargs
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
-from hazard_sim.dataset import SPLITS, DatasetError
 from hazard_sim.ray_cluster import RayUnavailable
+from hazard_sim.tasks.hazard.dataset import SPLITS, DatasetError
 
 
 def _camera(a):
@@ -92,13 +92,9 @@ def _run_options(a) -> dict:
 
 
 def _agent_kwargs(a) -> dict:
-    if a.agent == "llm":
-        kw = {"mode": a.llm_mode, "model": a.llm_model, "base_url": a.llm_base_url, "timeout": a.llm_timeout,
-              "retries": a.llm_retries, "transcript_dir": a.llm_transcript_dir}
-        return {k: v for k, v in kw.items() if v is not None}
-    if a.agent == "ppo":
-        return {"policy": a.ppo_policy} if a.ppo_policy else {}
-    return {"simulations": a.mcts_simulations} if a.agent.startswith("mcts") and a.mcts_simulations else {}
+    """The keyword arguments the chosen agent takes from the command line (its ``cli_options``)."""
+    cls = agents_for(a.benchmark).get(a.agent)
+    return cli_kwargs(cls, a) if cls is not None else {}
 
 
 def _benchmark(a) -> str:
@@ -221,7 +217,7 @@ def _legacy_stem(benchmark: str) -> str:
 
 
 def cmd_train_ppo(a) -> int:
-    from hazard_sim.rl.train import TrainConfig, train
+    from hazard_sim.tasks.hazard.rl.train import TrainConfig, train
     out = a.out_dir or f"runs/ppo_{a.task}"
     _check_dir_out(out, "--out-dir")
     n = get_spec(a.task).dataset.count(a.split)
@@ -250,12 +246,12 @@ def cmd_benchmarks(a) -> int:
 
 
 def cmd_dataset(a) -> int:
-    from hazard_sim.dataset import write_datasets
+    from hazard_sim.tasks.hazard.dataset import write_datasets
     if a.action == "generate":
         for p in write_datasets(Path(a.out) if a.out else None):
             print(p)
         return 0
-    from hazard_sim.dataset import read_episode_file, validate_episode
+    from hazard_sim.tasks.hazard.dataset import read_episode_file, validate_episode
     if not a.files:
         raise ValueError("dataset validate needs at least one FILE")
     failed = 0
@@ -283,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--task", choices=sorted(ALIASES), help="older spelling: --task fire = --benchmark hazard/fire")
         sp.add_argument("--split", default="test", choices=SPLITS)
         if agent:
-            sp.add_argument("--agent", default="greedy", choices=sorted({n for g in AGENT_GROUPS.values() for n in g}),
+            sp.add_argument("--agent", default="greedy", choices=all_agent_names(),
                             help="an agent of the benchmark's group (HAZARD: random, rule, greedy, mcts, ...)")
         sp.add_argument("--seed", type=_int_in(0, 2 ** 32 - 1), default=0)
         sp.add_argument("--mcts-simulations", type=_int_in(1, 100_000), default=None,

@@ -42,7 +42,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     pol.reset(obs, info)
     recorder = None
     if save_viz:
-        from hazard_sim.viz import EpisodeRecorder
+        from hazard_sim.tasks.hazard.viz import EpisodeRecorder
         recorder = (env.spec_b.recorder or EpisodeRecorder)(env, save_viz)
         recorder.add(info, obs)
     actions = failed = 0

@@ -7,7 +7,7 @@
   with the depth image onto the grid: per frame the maximum per cell, across frames the
   latest value (``peak`` keeps the maximum ever seen).
 * :class:`ObjectMemory` -- what has been seen where: id, label, last pose, last time, hazard
-  reading, state; records are :class:`hazard_sim.agents.memory.ObjectRecord` (extended
+  reading, state; records are :class:`hazard_sim.tasks.hazard.agents.memory.ObjectRecord` (extended
   with size and score), so the embedded agents' record type is reused.
 * :class:`MappingCore` -- ties the three together per stamp, for the mapping node.
 
@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hazard_sim.agents.memory import ObjectRecord, backproject
 from hazard_sim.navigation.grid import FREE, OCCUPIED, UNKNOWN, GridSpec
 from hazard_sim.navigation.maps import MapSpec, Window, new_layer, region
 from hazard_sim.navigation.observed_map import ObservedMap
+from hazard_sim.tasks.hazard.agents.memory import ObjectRecord, backproject
 from perception_node.projection import project_points, scaled_K
 
 __all__ = ["FREE", "OCCUPIED", "UNKNOWN", "GridSpec", "MapSpec", "depth_points", "OccupancyMapper",

@@ -75,12 +75,13 @@ from hazard_ros.conversions import (
 from hazard_ros.params import declare_bool
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
-from hazard_sim.actions import ActionError, parse_action
-from hazard_sim.agents import AGENTS, make_agent
+from hazard_sim.agents import make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.navigation.gait import observes_at
 from hazard_sim.navigation.grid import inflate, release_start
+from hazard_sim.tasks.hazard.actions import ActionError, parse_action
+from hazard_sim.tasks.hazard.agents import AGENTS, GROUP
 from hazard_sim.tasks.hazard.controllers import run_action
 from perception_node.mapping_node import to_occupancy_grid
 from planner_node.locomotion import RosLocomotion, RosPorts
@@ -118,7 +119,7 @@ class EpisodeOver(Exception):
 
 def normalise_action(action) -> tuple:
     """A HAZARD action as a tuple (name, [int id | float amount]); raises ValueError
-    (hazard_sim.actions.ActionError) for one that cannot be interpreted."""
+    (hazard_sim.tasks.hazard.actions.ActionError) for one that cannot be interpreted."""
     act = parse_action(action)
     if act.object_id is not None:
         return (act.name, int(act.object_id))
@@ -660,7 +661,7 @@ class DecisionNode(Node):
                 log.warning(f"{self.navigation_node} did not take walk_map: it plans on the mapping node's map; "
                             "lock-step runs then differ from embedded ones")
                 self.walk_map = None
-            agent = make_agent(self.agent_name, seed=self.seed, **self.agent_options)
+            agent = make_agent(self.agent_name, seed=self.seed, group=GROUP, **self.agent_options)
             with self._cv:
                 observations, self.collected = merge_observations(self.collected, [], obs), []
                 self._walk_map_add(observations)

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from hazard_sim.actions import Action, ActionError, parse_action
+from hazard_sim.tasks.hazard.actions import Action, ActionError, parse_action
 
 
 @pytest.mark.parametrize("action,match", [

@@ -1,8 +1,9 @@
 """Every baseline agent completes an episode of each task, deciding from observations only."""
 import pytest
 
-from hazard_sim.agents import AGENTS, make_agent
+from hazard_sim.agents import Agent, agents_for, cli_kwargs, make_agent
 from hazard_sim.runner import run_episode
+from hazard_sim.tasks.hazard.agents import AGENTS
 
 
 @pytest.mark.parametrize("task,limit", [("fire", None), ("flood", 500), ("wind", 600)])
@@ -19,30 +20,54 @@ def test_agents_do_not_read_simulator_state():
     # agents only get observation dicts and info; they hold no reference to the env or world
     import inspect
 
-    import hazard_sim.agents.base as base
-    import hazard_sim.agents.hazard_model as hazard_model
-    import hazard_sim.agents.hazard_planner as hazard_planner
-    import hazard_sim.agents.mcts as mcts
-    import hazard_sim.agents.simple as simple
+    import hazard_sim.tasks.hazard.agents.base as base
+    import hazard_sim.tasks.hazard.agents.hazard_model as hazard_model
+    import hazard_sim.tasks.hazard.agents.hazard_planner as hazard_planner
+    import hazard_sim.tasks.hazard.agents.mcts as mcts
+    import hazard_sim.tasks.hazard.agents.simple as simple
     for mod in (base, hazard_model, hazard_planner, mcts, simple):
         src = inspect.getsource(mod)
-        assert "hazard_sim.env" not in src and "hazard_sim.world" not in src
+        assert "hazard_sim.tasks.hazard.env" not in src and "hazard_sim.world" not in src
 
 
 def test_unknown_agent():
     with pytest.raises(KeyError, match="unknown agent"):
-        make_agent("telepath")
+        make_agent("telepath", benchmark="hazard/fire")
+
+
+def test_agents_come_from_the_benchmarks_group_only():
+    # no default benchmark: an agent is made for a benchmark (or a named group), never for neither or both
+    with pytest.raises(ValueError, match="give the benchmark"):
+        make_agent("greedy")
+    with pytest.raises(ValueError, match="give the benchmark"):
+        make_agent("greedy", benchmark="hazard/fire", group="hazard")
+    assert agents_for("fire") is agents_for("hazard/wind") and agents_for("fire")["greedy"] is AGENTS["greedy"]
+    assert "greedy" not in agents_for("doze/level1") and "lawnmower" in agents_for("esar")
+    assert type(make_agent("random", benchmark="esar")).__module__ == "hazard_sim.tasks.esar.agents"
+    assert type(make_agent("random", group="hazard")) is AGENTS["random"]
+    # every shipped agent follows the thin protocol (reset / act)
+    for b in ("hazard/fire", "doze/level1", "esar"):
+        for name, cls in agents_for(b).items():
+            assert isinstance(cls.__new__(cls), Agent) and cls.name == name, (b, name)
+
+
+def test_cli_options_come_from_the_agent_class():
+    from types import SimpleNamespace
+    a = SimpleNamespace(mcts_simulations=7, ppo_policy=None, llm_mode="cot", llm_model=None)
+    assert cli_kwargs(AGENTS["mcts"], a) == cli_kwargs(AGENTS["mcts_value"], a) == {"simulations": 7}
+    assert cli_kwargs(AGENTS["ppo"], a) == {} and cli_kwargs(AGENTS["greedy"], a) == {}
+    assert cli_kwargs(AGENTS["llm"], a) == cli_kwargs(agents_for("esar")["llm"], a) == {"mode": "cot"}
 
 
 def test_mcts_prefers_the_cheaper_plan():
     """Two known targets: one 1 m away, one 6 m away; MCTS goes for the near one first."""
     import numpy as np
 
-    from hazard_sim.agents.memory import ObjectRecord
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
-    ag = make_agent("mcts", simulations=500)
-    from hazard_sim.agents.memory import Memory
+    from hazard_sim.tasks.hazard.agents.memory import ObjectRecord
+    ag = make_agent("mcts", benchmark="hazard/fire", simulations=500)
+    from hazard_sim.tasks.hazard.agents.memory import Memory
     ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 10, 10), 0.1), 0.25)
     ag.memory.agent_pose = np.array([1.0, 5.0, 0.0])
@@ -56,10 +81,10 @@ def test_mcts_plans_with_no_cart_known_in_wind():
     """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
     import numpy as np
 
-    from hazard_sim.agents.memory import Memory, ObjectRecord
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
-    ag = make_agent("mcts", simulations=200)
+    from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
+    ag = make_agent("mcts", benchmark="hazard/fire", simulations=200)
     ag.memory = Memory({"hazard": "wind", "targets": [{"category": "bag", "value": 1}]})
     ag.map = ObservedMap(GridSpec((0, 0, 16, 16), 0.1), 0.25)
     ag.memory.agent_pose = np.array([1.0, 1.0, 0.0])

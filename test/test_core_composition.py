@@ -15,14 +15,14 @@ from hazard_sim.core.embodiment import GroundBody, Limits, Twist
 from hazard_sim.core.outcome import ActionResult, Status
 from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
 from hazard_sim.embodiment.humanoid import HumanoidSpec
-from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
+from hazard_sim.tasks.hazard.env import HazardEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 #: modules allowed to name HAZARD's hazards: its task (and episode checks), hazard, dataset, catalogue and RL modules,
 #: its baseline agents (hazard_sim/agents: the "hazard" agent group) and its benchmark scripts
-HAZARD_MODULES = ("hazard_sim/tasks/hazard/", "hazard_sim/hazards/", "hazard_sim/dataset.py",
-                  "hazard_sim/catalog.py", "hazard_sim/agents/", "hazard_sim/rl/",
+HAZARD_MODULES = ("hazard_sim/tasks/hazard/", "hazard_sim/tasks/hazard/hazards/", "hazard_sim/tasks/hazard/dataset.py",
+                  "hazard_sim/tasks/hazard/catalog.py", "hazard_sim/agents/", "hazard_sim/tasks/hazard/rl/",
                   "benchmarks/bench_hazard.py", "benchmarks/calibrate_gait.py")
 
 

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from hazard_sim.dataset import (
+from hazard_sim.tasks.hazard.dataset import (
     DATA_DIR,
     DatasetError,
     generate_dataset,
@@ -86,7 +86,7 @@ def _probe_episodes():
     import copy
     import math
 
-    from hazard_sim.scenes import build_scene
+    from hazard_sim.tasks.hazard.scenes import build_scene
     fire = json.loads((DATA_DIR / "fire_test.json").read_text())["episodes"][0]
     wind = json.loads((DATA_DIR / "wind_test.json").read_text())["episodes"][0]
     scene = build_scene(fire["scene"])
@@ -134,8 +134,8 @@ def test_implausible_episodes_are_rejected_naming_the_field():
 
 
 def test_every_shipped_episode_is_plausible():
-    from hazard_sim.scenes import build_scene
     from hazard_sim.tasks.hazard import episode_checks
+    from hazard_sim.tasks.hazard.scenes import build_scene
     for task in ("fire", "flood", "wind"):
         for split in ("train", "test"):
             for i, ep in enumerate(load_dataset(task, split)):   # the loader validates them

@@ -4,9 +4,9 @@ import json
 import numpy as np
 import pytest
 
-from hazard_sim.actions import ActionError
-from hazard_sim.dataset import load_episode
-from hazard_sim.env import HazardEnv
+from hazard_sim.tasks.hazard.actions import ActionError
+from hazard_sim.tasks.hazard.dataset import load_episode
+from hazard_sim.tasks.hazard.env import HazardEnv
 
 
 @pytest.fixture(scope="module")

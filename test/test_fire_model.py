@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from hazard_sim.hazards.fire import (
+from hazard_sim.tasks.hazard.hazards.fire import (
     BURNING,
     BURNT,
     NORMAL,

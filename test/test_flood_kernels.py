@@ -4,10 +4,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hazard_sim.hazards.flood_forces import FloodForceKernel, FloodForceModel
-from hazard_sim.hazards.flood_level import FloodParams, FloodSurface
-from hazard_sim.hazards.wind_forces import REST_SPEED, REST_SPIN, WindForceKernel, WindModel, static_hold_force
 from hazard_sim.physics.rigid import quats_to_matrices
+from hazard_sim.tasks.hazard.hazards.flood_forces import FloodForceKernel, FloodForceModel
+from hazard_sim.tasks.hazard.hazards.flood_level import FloodParams, FloodSurface
+from hazard_sim.tasks.hazard.hazards.wind_forces import (
+    REST_SPEED,
+    REST_SPIN,
+    WindForceKernel,
+    WindModel,
+    static_hold_force,
+)
 
 
 class _World:

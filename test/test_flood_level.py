@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from hazard_sim.hazards.flood_level import FloodSurface
+from hazard_sim.tasks.hazard.hazards.flood_level import FloodSurface
 
 BOUNDS = (0.0, 0.0, 12.0, 8.0)
 TAN3 = np.tan(np.radians(3.0))

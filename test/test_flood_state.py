@@ -1,9 +1,9 @@
 """Flood object states as the public HAZARD code keeps them: damage on first contact."""
 import numpy as np
 
-from hazard_sim.dataset import load_episode
-from hazard_sim.env import HazardEnv
-from hazard_sim.hazards.flood_hazard import flood_state
+from hazard_sim.tasks.hazard.dataset import load_episode
+from hazard_sim.tasks.hazard.env import HazardEnv
+from hazard_sim.tasks.hazard.hazards.flood_hazard import flood_state
 
 
 def test_state_transitions():

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from hazard_sim.geometry import yaw_to_matrix
-from hazard_sim.hazards.flood_forces import (
+from hazard_sim.tasks.hazard.hazards.flood_forces import (
     FloodForceModel,
     box_z_extent,
     buoyancy,
@@ -11,7 +11,7 @@ from hazard_sim.hazards.flood_forces import (
     submerged_fraction,
     uniform_flow,
 )
-from hazard_sim.hazards.wind_forces import WindModel, facing_area
+from hazard_sim.tasks.hazard.hazards.wind_forces import WindModel, facing_area
 
 G = 9.81
 

@@ -21,7 +21,7 @@ pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from hazard_sim.dataset import DATA_DIR, DatasetError, validate_episode  # noqa: E402
+from hazard_sim.tasks.hazard.dataset import DATA_DIR, DatasetError, validate_episode  # noqa: E402
 
 EPISODES = {t: json.loads((DATA_DIR / f"{t}_test.json").read_text())["episodes"][:3] for t in ("fire", "flood", "wind")}
 ODD_VALUES = st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -1e308, 2 ** 31, 2 ** 40, -1, 0, 1000.0, 1.7,

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from hazard_sim.agents.hazard_model import HazardForwardModel
+from hazard_sim.tasks.hazard.agents.hazard_model import HazardForwardModel
 
 
 def test_front_speed_and_damage_frame():
@@ -63,11 +63,11 @@ def test_model_kinds():
 def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, size=12.0, carts=()):
     """An mcts_hazard agent with a hand-made memory: ``targets`` are (id, category, xy, value)."""
     from hazard_sim.agents import make_agent
-    from hazard_sim.agents.memory import Memory, ObjectRecord
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
+    from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
     from hazard_sim.tasks.hazard.prompts import forward_model
-    ag = make_agent("mcts_hazard", simulations=simulations)
+    ag = make_agent("mcts_hazard", benchmark="hazard/fire", simulations=simulations)
     cats = {c: v for _, c, _, v in targets}
     ag.memory = Memory({"hazard": hazard, "frame_limit": frame_limit, "container": "cart" if carts else "bag",
                         "targets": [{"category": c, "value": v, "fireproof": False, "waterproof": False}
@@ -84,7 +84,7 @@ def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, 
 
 
 def test_rescue_frames_are_the_humanoids_gait():
-    from hazard_sim.agents.hazard_planner import HazardMCTSAgent as P
+    from hazard_sim.tasks.hazard.agents.hazard_planner import HazardMCTSAgent as P
     # 0.01 m per frame, reach 2.5 m less 0.3 m, a quarter turn at 3 deg per frame, 75 frames to pick up
     assert (P.WALK_PER_FRAME, P.REACH, P.FACE_FRAMES, P.PICK_FRAMES, P.DROP_FRAMES) == (0.01, 2.2, 30, 75, 50)
     ag = P(simulations=1)
@@ -156,7 +156,7 @@ def test_planner_ignores_the_hazard_for_proof_categories():
 
 
 def test_planner_rejects_a_bad_rollout_share():
-    from hazard_sim.agents.hazard_planner import HazardMCTSAgent
+    from hazard_sim.tasks.hazard.agents.hazard_planner import HazardMCTSAgent
     with pytest.raises(ValueError, match="greedy"):
         HazardMCTSAgent(greedy=1.5)
 

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from hazard_sim.actions import parse_action
 from hazard_sim.core.outcome import Status
 from hazard_sim.navigation.grid import GridSpec
 from hazard_sim.tasks.hazard import controllers
+from hazard_sim.tasks.hazard.actions import parse_action
 from hazard_sim.tasks.hazard.controllers import EXPLORE_DEG, EXPLORE_TURNS, EnvLocomotion, run_action
 from planner_node.locomotion import OBJECT_RADIUS, XY_TOLERANCE, RosLocomotion, RosPorts
 

@@ -2,7 +2,7 @@
 the public HAZARD code's definitions (``utils/calc_value.py``)."""
 import pytest
 
-from hazard_sim.metrics import Rescue, aggregate, episode_metrics, value_rate
+from hazard_sim.tasks.hazard.metrics import Rescue, aggregate, episode_metrics, value_rate
 
 
 def test_value_rate_with_damage_discount():

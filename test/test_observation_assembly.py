@@ -15,7 +15,7 @@ import pytest
 from hazard_ros.tf_math import TfBuffer
 from hazard_sim import teleop
 from hazard_sim.agents import make_agent
-from hazard_sim.env import HazardEnv
+from hazard_sim.tasks.hazard.env import HazardEnv
 from planner_node.locomotion import straight_free
 from planner_node.observation import (
     ObservationAssembler,
@@ -102,7 +102,7 @@ def test_agent_decides_the_same_on_assembled_observations(fire_env):
                           [], task["bounds"], task=task, frame=int(ros_obs["frame"]))
     assert set(ros_info) == set(info)
     assert ros_info["action_result"] == info["action_result"]
-    a_env, a_ros = make_agent("greedy", seed=3), make_agent("greedy", seed=3)
+    a_env, a_ros = (make_agent("greedy", benchmark="hazard/fire", seed=3) for _ in range(2))
     a_env.reset(obs, info)
     a_ros.reset(ros_obs, ros_info)
     assert a_ros.act(ros_obs, ros_info) == a_env.act(obs, info)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from hazard_sim.geometry import Box, quat_to_matrix
-from hazard_sim.hazards.flood_forces import FloodForceModel
-from hazard_sim.hazards.wind_forces import WindModel
 from hazard_sim.physics import BodySpec, RigidWorld
+from hazard_sim.tasks.hazard.hazards.flood_forces import FloodForceModel
+from hazard_sim.tasks.hazard.hazards.wind_forces import WindModel
 
 
 def cube(name, center, half=0.1, mass=1.0, yaw=0.0):
@@ -122,7 +122,7 @@ def test_wind_moves_light_object_not_heavy_one():
 
 
 def test_static_hold_force_is_half_the_friction_or_tipping_limit():
-    from hazard_sim.hazards.wind_forces import static_hold_force
+    from hazard_sim.tasks.hazard.hazards.wind_forces import static_hold_force
     flat = BodySpec("flat", Box.from_yaw([0, 0, 0.05], [0.2, 0.3, 0.05]), 2.0, friction=0.5)
     tall = BodySpec("tall", Box.from_yaw([1, 0, 0.4], [0.1, 0.2, 0.4]), 1.0, friction=0.8)
     w = RigidWorld([], [flat, tall])

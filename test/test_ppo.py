@@ -1,4 +1,4 @@
-"""HAZARD's RL setup (hazard_sim.rl) and the PPO agent: spaces, observation channels on a
+"""HAZARD's RL setup (hazard_sim.tasks.hazard.rl) and the PPO agent: spaces, observation channels on a
 constructed state, reward, action mapping, the shipped policies, errors, a tiny training run."""
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from hazard_sim.agents import make_agent
-from hazard_sim.agents.memory import Memory, ObjectRecord
-from hazard_sim.rl.actions import ACTION_NAMES, WAIT, RLActor
-from hazard_sim.rl.observation import CHANNELS, MapObserver, goal_of
-from hazard_sim.rl.reward import RESCUE, STEP_PENALTY, RescueReward
+from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
+from hazard_sim.tasks.hazard.rl.actions import ACTION_NAMES, WAIT, RLActor
+from hazard_sim.tasks.hazard.rl.observation import CHANNELS, MapObserver, goal_of
+from hazard_sim.tasks.hazard.rl.reward import RESCUE, STEP_PENALTY, RescueReward
 
 BOUNDS = (0.0, 0.0, 8.0, 8.0)          # 32 cells of 0.25 m
 TASK = {"hazard": "fire", "container": "bag",
@@ -153,7 +153,7 @@ def test_action_mapping():
 @pytest.fixture(scope="module")
 def rl_env():
     from hazard_sim.render.camera import CameraSpec
-    from hazard_sim.rl.env import HazardRLEnv
+    from hazard_sim.tasks.hazard.rl.env import HazardRLEnv
     env = HazardRLEnv("fire", "test", episodes=[0], seed=3, camera=CameraSpec(width=48, height=48),
                       max_actions=5)
     yield env
@@ -190,7 +190,7 @@ def _run(policy=None, seed=0):
 
 
 def test_shipped_policy_runs_deterministically():
-    from hazard_sim.rl.policy import default_policy_path
+    from hazard_sim.tasks.hazard.rl.policy import default_policy_path
     for hazard in ("fire", "flood", "wind"):
         p = default_policy_path(hazard)
         assert p.exists() and p.stat().st_size < 1_000_000
@@ -199,9 +199,9 @@ def test_shipped_policy_runs_deterministically():
 
 
 def test_missing_and_mismatched_policy_errors(tmp_path):
-    from hazard_sim.rl.policy import PolicyError, default_policy_path, load_policy
+    from hazard_sim.tasks.hazard.rl.policy import PolicyError, default_policy_path, load_policy
     with pytest.raises(FileNotFoundError, match="not found"):
-        make_agent("ppo", policy=str(tmp_path / "none.zip"))
+        make_agent("ppo", benchmark="hazard/fire", policy=str(tmp_path / "none.zip"))
     with pytest.raises(FileNotFoundError, match="hazard train-ppo"):
         load_policy(tmp_path / "none.zip", "fire")
     junk = tmp_path / "junk.zip"
@@ -222,8 +222,8 @@ def test_missing_and_mismatched_policy_errors(tmp_path):
 
 
 def test_tiny_training_writes_checkpoint_and_resumes(tmp_path):
-    from hazard_sim.rl.policy import load_policy
-    from hazard_sim.rl.train import TrainConfig, train
+    from hazard_sim.tasks.hazard.rl.policy import load_policy
+    from hazard_sim.tasks.hazard.rl.train import TrainConfig, train
     out = tmp_path / "run"
     cfg = TrainConfig(task="fire", steps=64, out_dir=str(out), envs=1, vec="dummy", split="test", episodes=[1],
                       camera=(32, 32, 90.0), max_actions=16, checkpoint_every=32, progress=False,
@@ -245,22 +245,22 @@ def test_tiny_training_writes_checkpoint_and_resumes(tmp_path):
 
 def test_observation_and_actions_use_the_agents_own_view_only():
     # the map, the reward and the action mapping read the agent's memory and observations; only the
-    # Gymnasium wrapper (hazard_sim.rl.env) holds the simulator
+    # Gymnasium wrapper (hazard_sim.tasks.hazard.rl.env) holds the simulator
     import inspect
 
-    import hazard_sim.agents.ppo as ppo
-    import hazard_sim.rl.actions as actions
-    import hazard_sim.rl.observation as observation
-    import hazard_sim.rl.reward as reward
+    import hazard_sim.tasks.hazard.agents.ppo as ppo
+    import hazard_sim.tasks.hazard.rl.actions as actions
+    import hazard_sim.tasks.hazard.rl.observation as observation
+    import hazard_sim.tasks.hazard.rl.reward as reward
     for mod in (actions, observation, reward, ppo):
         src = inspect.getsource(mod)
-        for name in ("hazard_sim.world", "hazard_sim.core.env", "hazard_sim.env", ".world.", "truth_"):
+        for name in ("hazard_sim.world", "hazard_sim.core.env", "hazard_sim.tasks.hazard.env", ".world.", "truth_"):
             assert name not in src, (mod.__name__, name)
 
 
 def test_uniform_baseline_runs_a_short_episode():
     from hazard_sim.render.camera import CameraSpec
-    from hazard_sim.rl.uniform import _episodes, run_uniform
+    from hazard_sim.tasks.hazard.rl.uniform import _episodes, run_uniform
     assert _episodes("0-2,5") == [0, 1, 2, 5]
     a = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
     b = run_uniform("fire", "test", 0, seed=1, camera=CameraSpec(width=48, height=48), frame_limit=60)
@@ -268,6 +268,6 @@ def test_uniform_baseline_runs_a_short_episode():
 
 
 def test_learning_curve_frame_ticks_are_short():
-    from hazard_sim.rl.train import _frames_label
+    from hazard_sim.tasks.hazard.rl.train import _frames_label
     assert [_frames_label(x) for x in (0, 500, 9999, 10000, 150000, 700000, 1.5e6)] == \
         ["0", "500", "9999", "10k", "150k", "700k", "1.5M"]

@@ -9,8 +9,8 @@ import pytest
 
 from hazard_sim import teleop
 from hazard_sim.core.outcome import Status
-from hazard_sim.env import HazardEnv
 from hazard_sim.render.camera import CameraSpec
+from hazard_sim.tasks.hazard.env import HazardEnv
 
 
 @pytest.fixture

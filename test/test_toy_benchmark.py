@@ -16,12 +16,19 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 
-from hazard_sim.agents import AGENT_GROUPS, register_agent
-from hazard_sim.agents.base import Agent
+from hazard_sim.agents import AGENT_GROUPS, Agent, register_agent, unregister_agent
 from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
-from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
+from hazard_sim.core.spec import (
+    ALIASES,
+    BENCHMARKS,
+    BenchmarkSpec,
+    Dataset,
+    benchmark_ids,
+    register_benchmark,
+    unregister_benchmark,
+)
 from hazard_sim.core.task import Measure, Task
 from hazard_sim.geometry import Box
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
@@ -155,9 +162,13 @@ SPEC = BenchmarkSpec(
 )
 
 
-class StraightToGoal(Agent):
-    """Turns towards the goal, drives, says done when close (uses only its observation)."""
+class StraightToGoal:
+    """Turns towards the goal, drives, says done when close (uses only its observation): an
+    :class:`~hazard_sim.agents.Agent` (``reset`` / ``act``), built on nothing of another benchmark."""
     name = "toy_straight"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
 
     def reset(self, obs, info):
         pass
@@ -172,16 +183,26 @@ class StraightToGoal(Agent):
             return "left" if err > 0 else "right"
         return "forward"
 
-    def decide(self):
-        raise AssertionError("act() is overridden")
-
 
 @pytest.fixture(scope="module", autouse=True)
 def registered():
-    register_benchmark(SPEC)
+    import gymnasium
+    def state():
+        return BENCHMARKS.names(), dict(ALIASES), {g: dict(a) for g, a in AGENT_GROUPS.items()}, set(gymnasium.registry)
+    benchmark_ids()                  # the shipped benchmarks first, so that only the toy's entries come and go
+    before = state()
+    register_benchmark(SPEC, aliases=("toy",))
     register_agent("toy", StraightToGoal)
     yield
-    AGENT_GROUPS.pop("toy")
+    unregister_agent("toy", StraightToGoal.name)
+    unregister_benchmark(SPEC.id)
+    # every registry the toy touched is as it was
+    assert state() == before
+
+
+def test_toy_agent_follows_the_agent_protocol_and_alias_resolves():
+    assert isinstance(StraightToGoal(), Agent)
+    assert EmbodiedEnv("toy", camera=CameraSpec(16, 12)).benchmark == SPEC.id
 
 
 def run(env, agent):

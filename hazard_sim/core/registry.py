@@ -22,6 +22,13 @@ class Registry(Generic[T]):
             return obj
         return add if item is None else add(item)
 
+    def unregister(self, name: str) -> T:
+        """Remove a piece (a test that registers its own cleans up with this)."""
+        try:
+            return self._items.pop(name)
+        except KeyError:
+            raise KeyError(f"{self.kind} {name!r} is not registered") from None
+
     def get(self, name: str) -> T:
         try:
             return self._items[name]

@@ -60,7 +60,7 @@ class BenchmarkSpec:
     table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
     progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
     camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
-    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> recorder for --save-viz (None: hazard_sim.viz)
+    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: tasks.hazard.viz)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
     options: dict = field(default_factory=dict)
 
@@ -86,6 +86,16 @@ def register_benchmark(spec: BenchmarkSpec, aliases: tuple[str, ...] = ()) -> Be
     gymnasium.register(id=spec.gym_id, entry_point="hazard_sim.core.env:EmbodiedEnv",
                        kwargs={"benchmark": spec.id}, max_episode_steps=spec.max_steps,
                        disable_env_checker=True)
+    return spec
+
+
+def unregister_benchmark(benchmark_id: str) -> BenchmarkSpec:
+    """Undo :func:`register_benchmark`: the spec, its aliases and its Gymnasium id go."""
+    spec = BENCHMARKS.unregister(benchmark_id)
+    for a in [a for a, b in ALIASES.items() if b == benchmark_id]:
+        del ALIASES[a]
+    import gymnasium
+    gymnasium.registry.pop(spec.gym_id, None)
     return spec
 
 

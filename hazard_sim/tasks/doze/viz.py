@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.patches import Polygon
 
-from hazard_sim.viz import EpisodeRecorder, _figure_to_array
+from hazard_sim.tasks.hazard.viz import EpisodeRecorder, _figure_to_array
 
 
 def draw_doze(ax, env, title: str = "") -> None:

@@ -29,6 +29,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from hazard_sim.agents import register_agent
+from hazard_sim.llm import LLM_CLI_OPTIONS
 from hazard_sim.llm.chooser import LLMChooser
 from hazard_sim.tasks.esar.agents import ProbabilityMapAgent
 
@@ -48,6 +49,7 @@ def direction(d) -> str:
 
 class EsarLLMAgent(ProbabilityMapAgent):
     name = "llm"
+    cli_options = LLM_CLI_OPTIONS
 
     def __init__(self, seed: int = 0, replan: int = 30, **llm):
         super().__init__(seed)

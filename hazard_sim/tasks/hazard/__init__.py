@@ -13,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 
-from hazard_sim.catalog import category
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
-from hazard_sim.dataset import dataset_path, load_dataset, load_episode, validate_episode
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
-from hazard_sim.metrics import aggregate
-from hazard_sim.scenes import build_scene
+from hazard_sim.tasks.hazard.catalog import category
+from hazard_sim.tasks.hazard.dataset import dataset_path, load_dataset, load_episode, validate_episode
+from hazard_sim.tasks.hazard.metrics import aggregate
 from hazard_sim.tasks.hazard.paper import table_rows
+from hazard_sim.tasks.hazard.scenes import build_scene
 from hazard_sim.tasks.hazard.task import RescueMeasure, RescueTask
 from hazard_sim.world import Entity, World
 
@@ -45,19 +45,19 @@ def build_world(hazard: str, ep: dict, rng) -> World:
 
 
 def fire_process(world, ep, rng):
-    from hazard_sim.hazards.fire_hazard import FireHazard
+    from hazard_sim.tasks.hazard.hazards.fire_hazard import FireHazard
     return FireHazard(world, ep["fire"]["sources"], rng)
 
 
 def flood_process(world, ep, rng):
     from hazard_sim.core.frames import FRAME_DT
-    from hazard_sim.hazards.flood_hazard import FloodHazard
+    from hazard_sim.tasks.hazard.hazards.flood_hazard import FloodHazard
     return FloodHazard(world, ep["flood"]["source_wall"], frame_dt=FRAME_DT)
 
 
 def wind_process(world, ep, rng):
     from hazard_sim.core.frames import FRAME_DT
-    from hazard_sim.hazards.wind_hazard import WindHazard
+    from hazard_sim.tasks.hazard.hazards.wind_hazard import WindHazard
     return WindHazard(world, ep["wind"]["speed"], ep["wind"]["direction"], rng, frame_dt=FRAME_DT)
 
 
@@ -120,3 +120,5 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
 
 for _h in FRAME_LIMITS:
     register_benchmark(hazard_spec(_h), aliases=(_h,))
+
+from hazard_sim.tasks.hazard import agents as _agents  # noqa: E402,F401  (registers the "hazard" agent group)

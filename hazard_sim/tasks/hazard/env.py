@@ -39,7 +39,7 @@ class HazardEnv(EmbodiedEnv):
 
     @property
     def rescued(self):
-        """The rescues so far (``hazard_sim.metrics.Rescue``), in order."""
+        """The rescues so far (``hazard_sim.tasks.hazard.metrics.Rescue``), in order."""
         return self.task.rescued
 
     def value_rate(self) -> float:

@@ -1,8 +1,8 @@
 """Physical plausibility of HAZARD episode records and structure of episode files.
 
-:func:`check_plausible` is called by :func:`hazard_sim.dataset.validate_episode` after the
+:func:`check_plausible` is called by :func:`hazard_sim.tasks.hazard.dataset.validate_episode` after the
 schema check; :func:`check_file` by the loader and by ``hazard dataset validate``. Both
-raise :class:`hazard_sim.dataset.DatasetError` with a message naming the file, the episode
+raise :class:`hazard_sim.tasks.hazard.dataset.DatasetError` with a message naming the file, the episode
 and the field. What a plausible episode is:
 
 * every number finite, object ids integral (not ``1000.0``) and in ``[1000, 2^31)``;
@@ -34,7 +34,7 @@ SCENE_KIND = {"fire": "indoor", "flood": "indoor", "wind": "outdoor"}
 
 
 def _error(where: str, text: str):
-    from hazard_sim.dataset import DatasetError
+    from hazard_sim.tasks.hazard.dataset import DatasetError
     return DatasetError(f"{where}: {text}")
 
 
@@ -67,7 +67,7 @@ def _footprint_contains(box, xy, margin: float = 0.0) -> bool:
 
 
 def _object_extent(o, task):
-    from hazard_sim.catalog import category
+    from hazard_sim.tasks.hazard.catalog import category
     size = np.asarray(category(task, o["category"]).size, float)
     return size, 0.5 * float(min(size[0], size[1]))       # size, inscribed radius of the footprint
 

@@ -2,8 +2,8 @@
 
 LLM prompt pieces (after the public code's per-hazard templates): the task description,
 how a target's attribute reads, and the hazard reading's name, unit and format; the LLM
-agent (``hazard_sim.agents.llm``) assembles the prompt.  And the kind of forward model
-the hazard-model MCTS uses (``hazard_sim.agents.hazard_model``): a spreading front with
+agent (``hazard_sim.tasks.hazard.agents.llm``) assembles the prompt.  And the kind of forward model
+the hazard-model MCTS uses (``hazard_sim.tasks.hazard.agents.hazard_model``): a spreading front with
 the reading above which an object counts as damaged, or a drift of the objects."""
 from __future__ import annotations
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from hazard_sim.actions import ACTIONS, parse_action
-from hazard_sim.catalog import category
 from hazard_sim.core.task import Measure, Task
-from hazard_sim.metrics import Rescue, episode_metrics
+from hazard_sim.tasks.hazard.actions import ACTIONS, parse_action
+from hazard_sim.tasks.hazard.catalog import category
 from hazard_sim.tasks.hazard.controllers import EnvLocomotion, run_action
+from hazard_sim.tasks.hazard.metrics import Rescue, episode_metrics
 
 
 class RescueTask(Task):
@@ -78,7 +78,7 @@ class RescueTask(Task):
 
 
 class RescueMeasure(Measure):
-    """HAZARD's metrics of one episode (``hazard_sim.metrics``); rewards value-rate gains."""
+    """HAZARD's metrics of one episode (``hazard_sim.tasks.hazard.metrics``); rewards value-rate gains."""
 
     name = "rescue"
 
