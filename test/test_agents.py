@@ -91,3 +91,35 @@ def test_mcts_plans_with_no_cart_known_in_wind():
     rec = ObjectRecord(1001, "bag", np.array([3.0, 1.0, 0.1]), 0, True, 1)
     ag.memory.objects = {1001: rec}
     assert ag.plan([rec]) in (1001, None)
+
+
+def test_random_agent_is_the_public_codes_persistent_random():
+    """policy/random.py: plans only among explore / walk_to a known target / pick_up / drop, and a
+    walk started is repeated (not given up) while it is still available."""
+    from hazard_sim.core.env import EmbodiedEnv
+    from hazard_sim.render.camera import CameraSpec
+    env = EmbodiedEnv("hazard/fire", split="test", episode=0, camera=CameraSpec(64, 64))
+    obs, info = env.reset(seed=0)
+    agent = make_agent("random", benchmark="hazard/fire", seed=3)
+    agent.reset(obs, info)
+    acts, statuses, streaks = [], [], []
+    for _ in range(60):
+        a = agent.act(obs, info)
+        streaks.append(agent.fail_streak)
+        if a[0] in ("turn_by", "move_by"):        # only the shared shake-loose move of a stuck body
+            assert agent.fail_streak >= 3
+        else:
+            assert a[0] in ("explore", "walk_to", "pick_up", "drop")
+        obs, _, term, trunc, info = env.step(a)
+        acts.append(a)
+        statuses.append(info["action_result"]["status"])
+        if term or trunc:
+            break
+    assert acts[0] == ("explore",)
+    walks = [k for k, a in enumerate(acts[:-1]) if a[0] == "walk_to" and statuses[k] == "not_arrived"]
+    assert walks, "no capped walk in 60 actions"
+    went_on = [k for k in walks if streaks[k + 1] == 0]       # the walk got somewhere (not stuck)
+    assert went_on
+    for k in went_on:                             # ... so it goes on with the next call
+        assert acts[k + 1] == acts[k]
+    env.close()

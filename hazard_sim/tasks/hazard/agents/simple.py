@@ -7,28 +7,58 @@ from hazard_sim.tasks.hazard.agents.base import RescueAgent
 
 
 class RandomAgent(RescueAgent):
-    """Picks uniformly among: explore, walk to the nearest target (or cart when holding
-    one in the wind task), pick up the nearest target, drop, and low-level moves/turns."""
+    """The public code's random agent (``policy/random.py``, the file its documentation names):
+    each decision lists the plans available now and keeps its last plan while that plan is still
+    available (and is not ``explore``), else draws one uniformly:
+
+    * the first decision: ``explore``;
+    * not holding, an object reached by the last successful ``walk_to``: ``pick_up`` it;
+    * holding: ``drop`` (into the bag; in the wind task only at a cart just reached);
+    * not holding and nothing reached: ``walk_to`` any known target still in the scene;
+    * not holding and the last action was not a ``walk_to``: ``explore``.
+
+    So a walk started goes on, call after call, until it arrives: ``walk_to``'s frame cap does
+    not end it. Where the public agent has no plan (wind, holding, no cart reached: it returns
+    none), ours walks to the nearest known cart or explores.
+    """
 
     name = "random"
 
-    def decide(self):
+    def reset(self, obs: dict, info: dict) -> None:
+        self.plan = None
+        self.reached = None
+        super().reset(obs, info)
+
+    def observe(self, obs: dict, info: dict) -> None:
+        super().observe(obs, info)
+        act = self.last_action
+        if act and act[0] == "walk_to":
+            self.reached = act[1] if self.last_ok else None
+        elif act and act[0] in ("pick_up", "explore") and self.last_ok:
+            self.reached = None
+
+    def available(self) -> list[tuple]:
         m = self.memory
-        open_ = m.open_targets()
-        choice = self.rng.integers(5)
-        if choice == 0:
-            return ("explore",)
-        if choice == 1:
-            if m.held >= 0 and m.task.get("container") == "cart" and m.containers:
-                return ("walk_to", m.nearest_container())
-            if open_:
-                return ("walk_to", min(open_, key=m.distance).id)
-            return ("explore",)
-        if choice == 2:
-            return ("pick_up", min(open_, key=m.distance).id) if open_ else ("explore",)
-        if choice == 3:
-            return ("drop",)
-        return self.random_low_level()
+        if self.last_action is None:
+            return [("explore",)]
+        holding, bag = m.held >= 0, m.task.get("container", "bag") == "bag"
+        targets = {r.id for r in m.open_targets()}
+        plans = []
+        if not holding and self.reached in targets:
+            plans.append(("pick_up", self.reached))
+        if holding and (bag or (self.reached is not None and self.reached in m.containers)):
+            plans.append(("drop",))
+        if not holding and self.reached not in targets:
+            plans += [("walk_to", t) for t in sorted(targets)]
+        if not holding and self.last_action[0] != "walk_to":
+            plans.append(("explore",))
+        return plans or [self.to_container()]
+
+    def decide(self):
+        plans = self.available()
+        if self.plan is None or self.plan not in plans or self.plan[0] == "explore":
+            self.plan = plans[int(self.rng.integers(len(plans)))]
+        return self.plan
 
 
 class _PersistentAgent(RescueAgent):

@@ -29,6 +29,29 @@ ACTION_NAMES = ("walk_to_nearest_target", "walk_to_nearest_container", "pick_up_
 WAIT = ("turn_by", 0.0)
 
 
+def informative_action(agent: RescueAgent, k: int):
+    """The HAZARD action of discrete action ``k`` (0..5, :data:`ACTION_NAMES`) for ``agent``
+    (its memory, map and random generator), or None when the choice names no object."""
+    m = agent.memory
+    if k == 0:
+        open_ = m.open_targets()
+        return ("walk_to", min(open_, key=m.distance).id) if open_ else None
+    if k == 1:
+        cart = m.nearest_container()
+        return None if cart is None else ("walk_to", cart)
+    if k == 2:
+        open_ = m.open_targets()
+        return ("pick_up", min(open_, key=m.distance).id) if open_ else None
+    if k == 3:
+        return ("drop",)
+    if k == 4:
+        return agent.explore_step()
+    if k == 5:
+        seen = sorted(r.id for r in m.objects.values() if r.status == "scene" and r.last_seen == m.frame)
+        return ("walk_to", int(agent.rng.choice(seen))) if seen else None
+    raise ValueError(f"RL action {k!r} out of range 0..{len(ACTION_NAMES) - 1}")
+
+
 class RLActor(RescueAgent):
     """The RL agent's body of knowledge: memory, walking map and the top-down map; turns a
     discrete action index into a HAZARD action with :meth:`command`."""
@@ -57,24 +80,7 @@ class RLActor(RescueAgent):
         return self.mapper.render(self.memory)
 
     def _command(self, k: int):
-        m = self.memory
-        if k == 0:
-            open_ = m.open_targets()
-            return ("walk_to", min(open_, key=m.distance).id) if open_ else None
-        if k == 1:
-            cart = m.nearest_container()
-            return None if cart is None else ("walk_to", cart)
-        if k == 2:
-            open_ = m.open_targets()
-            return ("pick_up", min(open_, key=m.distance).id) if open_ else None
-        if k == 3:
-            return ("drop",)
-        if k == 4:
-            return self.explore_step()
-        if k == 5:
-            seen = sorted(r.id for r in m.objects.values() if r.status == "scene" and r.last_seen == m.frame)
-            return ("walk_to", int(self.rng.choice(seen))) if seen else None
-        raise ValueError(f"RL action {k!r} out of range 0..{len(ACTION_NAMES) - 1}")
+        return informative_action(self, k)
 
     def command(self, k) -> tuple:
         """The HAZARD action for discrete action ``k`` (0..5); remembers it as the last action."""
