@@ -246,7 +246,10 @@ def test_bad_parameter_gives_one_clear_error(ctx):
     with pytest.raises(ValueError, match="unknown benchmark 'hazard/lava'"):
         SimNode(context=ctx, parameter_overrides=[Parameter("benchmark", value="hazard/lava")])
     with pytest.raises(ValueError, match="camera_width"):
-        SimNode(context=ctx, parameter_overrides=[Parameter("camera_width", value=0)])
+        SimNode(context=ctx, parameter_overrides=[Parameter("task", value="fire"), Parameter("camera_width", value=0)])
+    # no default benchmark: the node names what it needs
+    with pytest.raises(ValueError, match="parameter 'benchmark' is required: one of .*doze/level1.*hazard/fire"):
+        SimNode(context=ctx, parameter_overrides=[Parameter("camera_width", value=32)])
     proc = subprocess.run([sys.executable, "-m", "hazard_ros.sim_node", "--ros-args", "-p", "task:=lava"],
                           capture_output=True, text=True, timeout=20, env=dict(os.environ))
     assert proc.returncode == 2

@@ -40,7 +40,7 @@ def build_world(hazard: str, ep: dict, rng) -> World:
     for o in ep["objects"]:
         cat = category(hazard, o["category"])
         box = Box.from_yaw(o["position"], np.array(cat.size) / 2, o["yaw"])
-        ents.append(Entity(o["id"], cat, box, cat.name in targets, o.get("support", "floor")))
+        ents.append(Entity(o["id"], cat, box, cat.name in targets, meta={"support": o.get("support", "floor")}))
     return World(scene, ents, rng, physics=PHYSICS[hazard], episode=ep)
 
 
@@ -91,6 +91,11 @@ def _progress(r: dict) -> str:
             f"rescued {r['rescued_count']}/{r['targets']}")
 
 
+def _recorder(env, out_dir):
+    from hazard_sim.tasks.hazard.viz import EpisodeRecorder
+    return EpisodeRecorder(env, out_dir)
+
+
 def hazard_spec(hazard: str) -> BenchmarkSpec:
     return BenchmarkSpec(
         id=f"hazard/{hazard}",
@@ -114,6 +119,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table_rows,
         progress=_progress,
+        recorder=_recorder,
         options={"hazard": hazard},
     )
 
