@@ -267,8 +267,11 @@ def cmd_dataset(a) -> int:
     return 1 if failed else 0
 
 
-PROCESSES_ACT_HELP = ("world processes act on the body (HAZARD's harder setting: fire blocks and heat slows "
-                      "it, water slows it, wind pushes it); --hazards-affect-agent is the older spelling")
+def _processes_option(sp) -> None:
+    sp.add_argument("--processes-act-on-body", "--hazards-affect-agent", action="store_true",
+                    dest="processes_act_on_body",
+                    help="world processes act on the body (HAZARD's harder setting: fire blocks and heat slows "
+                         "it, water slows it, wind pushes it); --hazards-affect-agent is the older spelling")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -311,8 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--episode", type=_int_in(0, 10 ** 9), default=0)
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--save-viz", metavar="DIR", help="write top-down and first-person pictures")
-    r.add_argument("--processes-act-on-body", "--hazards-affect-agent", action="store_true",
-                   dest="processes_act_on_body", help=PROCESSES_ACT_HELP)
+    _processes_option(r)
     r.add_argument("--frame-limit", type=_int_in(1, 10 ** 7), metavar="N",
                    help="end the episode after N frames (default: the benchmark's limit)")
     r.set_defaults(func=cmd_run)
@@ -323,8 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     b.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
-    b.add_argument("--processes-act-on-body", "--hazards-affect-agent", action="store_true",
-                   dest="processes_act_on_body", help=PROCESSES_ACT_HELP)
+    _processes_option(b)
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
     b.add_argument("--ray", metavar="ADDRESS", help="run the episodes on a Ray cluster at HOST:PORT or "
                    "'auto' (start one with .venv/bin/ray start --head)")
@@ -339,8 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     t.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
-    t.add_argument("--processes-act-on-body", "--hazards-affect-agent", action="store_true",
-                   dest="processes_act_on_body", help=PROCESSES_ACT_HELP)
+    _processes_option(t)
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS", help="as for bench")
     t.set_defaults(func=cmd_table)

@@ -205,3 +205,12 @@ def test_process_render_effects_and_post_effects_reach_the_image():
     hit = np.isfinite(plain["depth"])
     assert np.all(night["rgb"][hit] == 255)            # dark (0) then inverted
     assert not np.array_equal(night["rgb"], plain["rgb"])
+
+
+def test_lazy_ref_imports_on_first_call():
+    from hazard_sim.core.registry import lazy_ref
+    f = lazy_ref("math:hypot")
+    assert f.__name__ == "math:hypot" and f(3.0, 4.0) == 5.0
+    assert get_spec("hazard/fire").recorder.__name__ == "hazard_sim.tasks.hazard.viz:EpisodeRecorder"
+    with pytest.raises(ModuleNotFoundError):
+        lazy_ref("hazard_sim.no_such_module:X")()

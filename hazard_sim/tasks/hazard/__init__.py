@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.core.registry import lazy_ref
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
@@ -91,11 +92,6 @@ def _progress(r: dict) -> str:
             f"rescued {r['rescued_count']}/{r['targets']}")
 
 
-def _recorder(env, out_dir):
-    from hazard_sim.tasks.hazard.viz import EpisodeRecorder
-    return EpisodeRecorder(env, out_dir)
-
-
 def hazard_spec(hazard: str) -> BenchmarkSpec:
     return BenchmarkSpec(
         id=f"hazard/{hazard}",
@@ -119,7 +115,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table_rows,
         progress=_progress,
-        recorder=_recorder,
+        recorder=lazy_ref("hazard_sim.tasks.hazard.viz:EpisodeRecorder"),
         options={"hazard": hazard},
     )
 
