@@ -257,7 +257,7 @@ def from_ros_odometry(msg: Odometry) -> tuple[float, float, float]:
 
 
 def to_ros_imu(yaw: float, wz: float, accel_xy, stamp: Time, frame_id: str = "imu_link") -> Imu:
-    """IMU of a body that keeps level (a walking or driving body, a multirotor whose tilt is
+    """IMU of a body that keeps level (a walking or driving body, a flying body whose tilt is
     not modelled): orientation (yaw, in ENU), yaw rate, and specific force = body-frame
     acceleration plus gravity on +z. ``accel_xy`` is (ax, ay) or (ax, ay, az) m/s^2."""
     msg = Imu(header=to_ros_header(stamp, frame_id))

@@ -4,7 +4,7 @@ rclpy's ``MultiThreadedExecutor`` (9.x, Jazzy) hands a ready callback to its thr
 returns at once to ``_wait_for_ready_callbacks``, which yields every task that is *not yet
 executing* again without waiting. Until a pool worker actually starts the task, the spinning
 thread loops on that task, holding the GIL, so the worker it waits for hardly gets to run
-(ros2/rclpy#1452, fixed upstream by ros2/rclpy#1547 after our rclpy). Measured here: a DOZE
+(ros2/rclpy#1452, fixed upstream by ros2/rclpy#1547 after our rclpy). Measured here: a
 decision node stepping the simulator over DDS took 126 s for 201 frames with it, 1.5 s with a
 single thread.
 

@@ -77,12 +77,10 @@ from hazard_sim.core.embodiment import Twist as BodyTwist
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.markers import WorldMarker
-from hazard_sim.core.spec import benchmark_ids, get_spec, resolve
+from hazard_sim.core.spec import DatasetError, benchmark_ids, get_spec, resolve
 from hazard_sim.render.camera import CameraSpec
-from hazard_sim.tasks.hazard.dataset import DatasetError
 
 FRAME_RATE = 1.0 / FRAME_DT
-DEFAULT_BENCHMARK = "hazard/fire"
 
 #: every topic this node can publish (relative names) -> ROS type; tests and the
 #: RViz config check use it. Thermal is published in fire, water level in flood.
@@ -165,7 +163,7 @@ SERVICES = {"pick_up": "std_srvs/srv/Trigger", "drop": "std_srvs/srv/Trigger", "
 
 # name -> (default, type, description)
 PARAMETERS = {
-    "benchmark": ("", str, f"benchmark id (empty: the task parameter's, else {DEFAULT_BENCHMARK})"),
+    "benchmark": ("", str, "benchmark id, e.g. hazard/fire (required, or the task parameter)"),
     "task": ("", str, "older spelling of benchmark: a HAZARD hazard name, e.g. flood = hazard/flood"),
     "split": ("test", str, "dataset split: train | test"),
     "episode": (0, int, "episode index in the split"),
@@ -187,7 +185,8 @@ PARAMETERS = {
     "lidar_range": (20.0, float, "LiDAR maximum range (m)"),
     "frame_limit": (0, int, "episode length in frames (0: the task's, 1500 fire/flood, 3000 wind)"),
     "lockstep": (False, bool, "advance only through sim/step (and pick_up / drop)"),
-    "hazards_affect_agent": (False, bool, "HAZARD's harder setting: the hazard slows / blocks / pushes the body"),
+    "processes_act_on_body": (False, bool, "world processes slow / block / push the body (HAZARD's harder setting)"),
+    "hazards_affect_agent": (False, bool, "deprecated spelling of processes_act_on_body (either one turns it on)"),
     "cmd_vel_timeout": (0.5, float, "stop when no cmd_vel arrived for this long (sim s)"),
     "realtime_factor": (1.0, float, "free-run speed: sim seconds per wall second"),
     "camera_qos": ("reliable", str, "free-run image / camera_info QoS: reliable | best_effort"),
@@ -237,7 +236,7 @@ class SimNode(Node):
             spec = self._episode_spec(p)
             self.env = EmbodiedEnv(p["benchmark"], p["split"], p["episode"], seed=p["seed"], episode_spec=spec,
                                  camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
-                                 hazards_affect_agent=p["hazards_affect_agent"],
+                                 processes_act_on_body=p["processes_act_on_body"] or p["hazards_affect_agent"],
                                  dataset_root=Path(p["dataset_root"]) if p["dataset_root"] else None,
                                  frame_limit=p["frame_limit"] or None)
             self.env.reset()
@@ -256,8 +255,9 @@ class SimNode(Node):
         self.cameras = camera_names(env.agent.spec)
         mounts = env.agent.mounts()
         self.lidar_height = float(env.agent.frame_pose("lidar_link")[2, 3] - env.agent.z) if "lidar_link" in mounts \
-            else teleop.LIDAR_HEIGHT
+            else teleop.mount_height(env, "lidar_link")
         self.gps_frame = "gps_link" if "gps_link" in mounts else "base_link"
+        self.gps_height = teleop.mount_height(env, "gps_link")
         # a scene with a geo-referenced terrain (ESAR): real latitude / longitude, height above ground
         terrain = getattr(env.world.scene, "terrain", None)
         self.geo = terrain if terrain is not None and hasattr(terrain, "gps") else None
@@ -340,8 +340,10 @@ class SimNode(Node):
         for name, (default, kind, doc) in PARAMETERS.items():
             self.declare_parameter(name, default, ParameterDescriptor(description=doc, dynamic_typing=True))
             out[name] = _coerce(name, self.get_parameter(name).value, kind)
+        if not (out["benchmark"] or out["task"]):
+            raise ValueError(f"parameter 'benchmark' is required: one of {', '.join(benchmark_ids())}")
         try:
-            out["benchmark"] = resolve(out["benchmark"] or out["task"] or DEFAULT_BENCHMARK)
+            out["benchmark"] = resolve(out["benchmark"] or out["task"])
         except KeyError:
             raise ValueError(f"unknown benchmark {out['benchmark'] or out['task']!r}: expected one of "
                              f"{', '.join(benchmark_ids())} (or fire, flood, wind)") from None
@@ -513,7 +515,7 @@ class SimNode(Node):
                 fix = conv.to_ros_navsatfix((0.0, 0.0, 0.0), (lat, lon, alt), stamp)
             else:
                 x, y = float(env.agent.xy[0]), float(env.agent.xy[1])
-                fix = conv.to_ros_navsatfix((x, y, teleop.GPS_HEIGHT), self.datum, stamp)
+                fix = conv.to_ros_navsatfix((x, y, self.gps_height), self.datum, stamp)
             self.pubs["gps/fix"].publish(fix)
         if "altimeter/range" in self.pubs:
             p = env.agent.position
@@ -568,7 +570,7 @@ class SimNode(Node):
         """Render (always: the env tracks what was seen) and publish the images."""
         want_hazard = self.hazard_topic is not None and self._wanted(self.hazard_topic, everything)
         # the env's observation map only serves its walk_to action, which no ROS interface runs
-        obs = teleop.observe(self.env, hazard=want_hazard, observation_map=False)
+        obs = teleop.observe(self.env, fields=want_hazard, observation_map=False)
         if "lidar" in obs:
             self._obs_lidar = (self.env.world.frame, obs["lidar"])
         cam = self.env.camera
@@ -584,7 +586,7 @@ class SimNode(Node):
             if self._wanted(topic, everything):
                 self.pubs[topic].publish(info)
         if want_hazard:
-            self.pubs[self.hazard_topic].publish(conv.to_ros_image(obs["hazard"], stamp, frame_id, "32FC1"))
+            self.pubs[self.hazard_topic].publish(conv.to_ros_image(obs["field"], stamp, frame_id, "32FC1"))
 
     def _publish_named_cameras(self, obs: dict, stamp, everything: bool) -> None:
         """``camera_<name>/...`` of every named camera: from the observation's ``cameras`` entry

@@ -19,9 +19,8 @@ import sys
 from pathlib import Path
 
 from hazard_sim.agents import agents_for, all_agent_names, cli_kwargs
-from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
+from hazard_sim.core.spec import ALIASES, DEFAULT_SPLITS, DatasetError, benchmark_ids, get_spec
 from hazard_sim.ray_cluster import RayUnavailable
-from hazard_sim.tasks.hazard.dataset import SPLITS, DatasetError
 
 
 def _camera(a):
@@ -87,7 +86,7 @@ def _check_dir_out(path: str | None, option: str) -> None:
 def _run_options(a) -> dict:
     """What run, bench and table pass to every episode besides the agent."""
     return dict(camera=_camera(a), render_backend=a.render_backend,
-                hazards_affect_agent=getattr(a, "hazards_affect_agent", False),
+                processes_act_on_body=getattr(a, "processes_act_on_body", False),
                 frame_limit=getattr(a, "frame_limit", None))
 
 
@@ -268,6 +267,13 @@ def cmd_dataset(a) -> int:
     return 1 if failed else 0
 
 
+def _processes_option(sp) -> None:
+    sp.add_argument("--processes-act-on-body", "--hazards-affect-agent", action="store_true",
+                    dest="processes_act_on_body",
+                    help="world processes act on the body (HAZARD's harder setting: fire blocks and heat slows "
+                         "it, water slows it, wind pushes it); --hazards-affect-agent is the older spelling")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hazard", description="embodied benchmarks in dangerous, changing worlds "
                                                            "(HAZARD fire / flood / wind, ...)")
@@ -277,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     def common(sp, agent=True):
         sp.add_argument("--benchmark", metavar="ID", help="benchmark id, e.g. hazard/fire (hazard benchmarks)")
         sp.add_argument("--task", choices=sorted(ALIASES), help="older spelling: --task fire = --benchmark hazard/fire")
-        sp.add_argument("--split", default="test", choices=SPLITS)
+        sp.add_argument("--split", default="test", choices=DEFAULT_SPLITS)
         if agent:
             sp.add_argument("--agent", default="greedy", choices=all_agent_names(),
                             help="an agent of the benchmark's group (HAZARD: random, rule, greedy, mcts, ...)")
@@ -308,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--episode", type=_int_in(0, 10 ** 9), default=0)
     r.add_argument("--json", action="store_true", help="print one JSON object")
     r.add_argument("--save-viz", metavar="DIR", help="write top-down and first-person pictures")
-    r.add_argument("--hazards-affect-agent", action="store_true")
+    _processes_option(r)
     r.add_argument("--frame-limit", type=_int_in(1, 10 ** 7), metavar="N",
                    help="end the episode after N frames (default: the benchmark's limit)")
     r.set_defaults(func=cmd_run)
@@ -319,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     b.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
-    b.add_argument("--hazards-affect-agent", action="store_true")
+    _processes_option(b)
     b.add_argument("--out", help="JSON-lines results file (resumed if it exists)")
     b.add_argument("--ray", metavar="ADDRESS", help="run the episodes on a Ray cluster at HOST:PORT or "
                    "'auto' (start one with .venv/bin/ray start --head)")
@@ -334,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None,
                    help="first N episodes (default: the benchmark's sweep, e.g. its leaderboard's count)")
     t.add_argument("--workers", type=_int_in(1, 64), default=default_workers(), help="parallel workers (1..64)")
-    t.add_argument("--hazards-affect-agent", action="store_true")
+    _processes_option(t)
     t.add_argument("--out-dir", default="runs/bench")
     t.add_argument("--ray", metavar="ADDRESS", help="as for bench")
     t.set_defaults(func=cmd_table)
@@ -348,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--envs", type=_int_in(1, 64), default=2, help="parallel environments")
     tp.add_argument("--vec", default="subproc", choices=["subproc", "dummy"],
                     help="environments in worker processes (subproc) or in this one (dummy)")
-    tp.add_argument("--split", default="train", choices=SPLITS)
+    tp.add_argument("--split", default="train", choices=DEFAULT_SPLITS)
     tp.add_argument("--episodes", type=_int_in(1, 10 ** 9), default=None, help="first N episodes (default all)")
     tp.add_argument("--seed", type=_int_in(0, 2 ** 31 - 1), default=0)
     tp.add_argument("--width", type=_int_in(8, 4096), default=256, help="camera width while training (px)")

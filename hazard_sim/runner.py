@@ -12,7 +12,7 @@ from pathlib import Path
 from gymnasium.wrappers import TimeLimit
 
 from hazard_sim.agents import make_agent
-from hazard_sim.core.env import EmbodiedEnv
+from hazard_sim.core.env import EmbodiedEnv, processes_act_on_body_flag
 from hazard_sim.core.spec import get_spec
 from hazard_sim.render.camera import CameraSpec
 
@@ -27,14 +27,16 @@ def make_env(benchmark: str, split: str = "test", episode: int = 0, **kw):
 
 def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int = 0, *,
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
-                hazards_affect_agent: bool = False, agent_kwargs: dict | None = None,
+                processes_act_on_body: bool = False, agent_kwargs: dict | None = None,
                 dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto",
-                body_spec=None) -> dict:
-    """Run one episode of ``benchmark`` (an id such as ``hazard/fire`` or an alias such
-    as ``fire``) to its end and return its metrics (a JSON-able dict)."""
+                body_spec=None, hazards_affect_agent: bool | None = None) -> dict:
+    """Run one episode of ``benchmark`` (a registered id or alias) to its end and return its
+    metrics (a JSON-able dict). ``hazards_affect_agent`` is
+    the deprecated name of ``processes_act_on_body``."""
     t0 = time.perf_counter()
+    processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
     wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
-                       hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
+                       processes_act_on_body=processes_act_on_body, dataset_root=dataset_root,
                        frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
@@ -42,8 +44,9 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     pol.reset(obs, info)
     recorder = None
     if save_viz:
-        from hazard_sim.tasks.hazard.viz import EpisodeRecorder
-        recorder = (env.spec_b.recorder or EpisodeRecorder)(env, save_viz)
+        if env.spec_b.recorder is None:
+            raise ValueError(f"--save-viz: benchmark {env.benchmark} has no recorder (its spec's recorder)")
+        recorder = env.spec_b.recorder(env, save_viz)
         recorder.add(info, obs)
     actions = failed = 0
     terminated = truncated = False
@@ -96,29 +99,33 @@ def read_sweep(path: Path) -> tuple[list[dict], int]:
 
 def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int = 0,
                  agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(),
-                 render_backend: str = "auto", hazards_affect_agent: bool = False,
+                 render_backend: str = "auto", processes_act_on_body: bool = False,
                  frame_limit: int | None = None, dataset_root=None) -> dict:
     """Everything that determines an episode's result; a sweep resumes only results whose
-    stored configuration equals this."""
+    stored configuration equals this. (``processes_act_on_body`` is stored under its older name
+    ``hazards_affect_agent``, so that sweep files written before the rename still resume.)"""
     spec = get_spec(benchmark)
     fp = spec.dataset.fingerprint(split, dataset_root) if spec.dataset.fingerprint else None
     return {"benchmark": spec.id, "split": split, "episode": int(episode), "agent": agent,
             "agent_kwargs": dict(sorted((agent_kwargs or {}).items())), "seed": int(seed),
             "camera": [camera.width, camera.height, camera.hfov_deg], "render_backend": render_backend,
-            "hazards_affect_agent": bool(hazards_affect_agent), "frame_limit": frame_limit, "dataset": fp}
+            "hazards_affect_agent": bool(processes_act_on_body), "frame_limit": frame_limit, "dataset": fp}
 
 
 def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
           out: str | None = None, ray_address: str | None = None, progress=True,
           agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(), render_backend: str = "auto",
-          hazards_affect_agent: bool = False, frame_limit: int | None = None, dataset_root=None) -> dict:
+          processes_act_on_body: bool = False, frame_limit: int | None = None, dataset_root=None,
+          hazards_affect_agent: bool | None = None) -> dict:
     """Run episodes of ``benchmark`` in parallel, append one JSON line per finished episode
     to ``out`` (each with its ``config``), and aggregate. Rerunning the same sweep resumes
     it: a stored result is reused only if its configuration is exactly this sweep's;
-    duplicates, results of other configurations and junk lines are reported and ignored."""
+    duplicates, results of other configurations and junk lines are reported and ignored.
+    ``hazards_affect_agent`` is the deprecated name of ``processes_act_on_body``."""
+    processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
     spec = get_spec(benchmark)
     task = spec.id
-    run_kw = dict(camera=camera, render_backend=render_backend, hazards_affect_agent=hazards_affect_agent,
+    run_kw = dict(camera=camera, render_backend=render_backend, processes_act_on_body=processes_act_on_body,
                   frame_limit=frame_limit, dataset_root=dataset_root)
     configs = {e: sweep_config(task, split, e, agent, seed, agent_kwargs, **run_kw) for e in episodes}
     path = Path(out) if out else None

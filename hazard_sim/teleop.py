@@ -11,6 +11,7 @@ needs around it:
 * :func:`nearest_reachable_target` the target a "pick up" button should take;
 * :func:`lidar_scan` a 360 degree multi-ring scan cast on the env's scene;
 * :func:`sensor_mounts` fixed sensor poses on the body (for TF);
+* :func:`mount_height` how high a sensor frame sits on the body (from the body spec);
 * :class:`MotionTracker` velocities / accelerations from successive poses.
 """
 from __future__ import annotations
@@ -23,11 +24,10 @@ from hazard_sim.core.embodiment import Twist
 from hazard_sim.core.env import DriveResult
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.outcome import Status
-from hazard_sim.embodiment.humanoid import GPS_HEIGHT, IMU_HEIGHT, LIDAR_HEIGHT
 from hazard_sim.geometry import wrap_angle
 
-__all__ = ["DriveResult", "GPS_HEIGHT", "IMU_HEIGHT", "LIDAR_HEIGHT", "MotionTracker", "drive", "limits",
-           "lidar_directions", "lidar_scan", "nearest_reachable_target", "observe", "sensor_mounts", "update_done"]
+__all__ = ["DriveResult", "MotionTracker", "drive", "limits", "lidar_directions", "lidar_scan", "mount_height",
+           "nearest_reachable_target", "observe", "sensor_mounts", "update_done"]
 
 
 # ============================================================================ state
@@ -50,13 +50,13 @@ def drive(env, v: float, w: float) -> DriveResult:
 
 
 # ============================================================================ camera
-def observe(env, hazard: bool = True, observation_map: bool = True) -> dict:
-    """Render the body's camera (``env.observe``); with ``hazard=False`` field images
+def observe(env, fields: bool = True, observation_map: bool = True) -> dict:
+    """Render the body's camera (``env.observe``); with ``fields=False`` field images
     (thermal / water level, the costliest post-processing) are left out (None); with
     ``observation_map=False`` the walking map (used only by compressed actions) is not
     updated. The per-action observation list is cleared: a caller that drives frame by
     frame would otherwise grow it forever."""
-    obs = env.observe(fields=hazard, update_map=observation_map)
+    obs = env.observe(fields=fields, update_map=observation_map)
     env.frames_seen.clear()
     return obs
 
@@ -92,6 +92,19 @@ def sensor_mounts(spec) -> dict[str, tuple[str, np.ndarray]]:
     return {m.name: (m.parent, m.transform) for m in spec.mounts()}
 
 
+def mount_height(env, name: str) -> float:
+    """Height (m) of the sensor frame ``name`` above the body origin, from the body spec's
+    mounts (composed down to ``base_link``); the body's height where it has no such mount."""
+    ms = env.agent.mounts()
+    if name not in ms:
+        return float(env.agent.spec.height)
+    T = np.eye(4)
+    while name != "base_link":
+        T = ms[name].transform @ T
+        name = ms[name].parent
+    return float(T[2, 3])
+
+
 _LIDAR_DIRS: dict[tuple, np.ndarray] = {}
 
 
@@ -108,10 +121,13 @@ def lidar_directions(beams: int, rings: int, vfov_deg: tuple[float, float]) -> n
 
 
 def lidar_scan(env, beams: int = 360, rings: int = 16, vfov_deg=(-15.0, 15.0),
-               max_range: float = 20.0, height: float = LIDAR_HEIGHT) -> np.ndarray:
-    """Points (N, 3) float32 in the lidar frame (x forward, z up, at ``height``
-    above the body origin) of one 360 degree scan: all rays in one cast on the
-    env renderer's scene (walls, furniture, objects, flames; water is not seen)."""
+               max_range: float = 20.0, height: float | None = None) -> np.ndarray:
+    """Points (N, 3) float32 in the lidar frame (x forward, z up) of one 360 degree scan cast
+    from world height ``height`` (default: the body's ``lidar_link`` mount, :func:`mount_height`):
+    all rays in one cast on the env renderer's scene (walls, furniture, objects, flames; water
+    is not seen)."""
+    if height is None:
+        height = env.agent.z + mount_height(env, "lidar_link")
     local = lidar_directions(beams, rings, vfov_deg)
     c, s = math.cos(env.agent.yaw), math.sin(env.agent.yaw)
     rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]], np.float32)

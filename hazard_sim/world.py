@@ -1,5 +1,5 @@
 """The simulated world: a scene, its entities, an optional physics engine and the
-world processes (fire, flood, wind, people, weather ...) that change it.
+world processes (what burns, rises, blows, walks, the weather ...) that change it.
 
 The world steps frame by frame (``FRAME_DT`` seconds each).  Entities that a process
 can push are MuJoCo free bodies when the benchmark asks for physics.  Tasks act on
@@ -12,25 +12,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT, OBJECT_ID_BASE
+from hazard_sim.core.frames import FRAME_DT, OBJECT_ID_BASE
 from hazard_sim.geometry import Box
 from hazard_sim.scenes import Scene
 
-__all__ = ["Entity", "SimObject", "World", "FRAME_DT", "OBJECT_ID_BASE", "FLAME_ID"]
-
-FLAME_ID = EFFECT_ID_BASE   # instance id shared by all floor flames (drawn by the fire process)
+__all__ = ["Entity", "World", "FRAME_DT", "OBJECT_ID_BASE"]
 
 
 @dataclass
 class Entity:
     """A movable thing in the world. ``category`` carries its name, size, mass and colour
     (plus whatever its benchmark's catalogue adds); ``state`` is what processes show
-    agents (fire: normal / burning / burnt); ``meta`` holds process and task data."""
+    agents (e.g. normal / burning / burnt); ``meta`` holds process and task data (e.g. what the
+    object rests on)."""
     id: int
     category: object
     box: Box
     is_target: bool = False
-    support: str = "floor"
     body: int = -1                 # index in the physics world, -1 if none
     location: str = "scene"        # scene | held | rescued
     damaged: bool = False          # sticky: lost value through a process
@@ -45,9 +43,6 @@ class Entity:
     @property
     def position(self) -> np.ndarray:
         return self.box.center
-
-
-SimObject = Entity      # the name HAZARD's code and tests know
 
 
 class World:

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hazard_sim.intrinsics import backproject
 from hazard_sim.navigation.grid import FREE, OCCUPIED, UNKNOWN, GridSpec
 from hazard_sim.navigation.maps import MapSpec, Window, new_layer, region
 from hazard_sim.navigation.observed_map import ObservedMap
-from hazard_sim.tasks.hazard.agents.memory import ObjectRecord, backproject
+from hazard_sim.tasks.hazard.agents.memory import ObjectRecord
 from perception_node.projection import project_points, scaled_K
 
 __all__ = ["FREE", "OCCUPIED", "UNKNOWN", "GridSpec", "MapSpec", "depth_points", "OccupancyMapper",

@@ -20,6 +20,7 @@ import numpy as np
 
 from hazard_ros.tf_math import TfBuffer, TfLookupError
 from hazard_sim.core.outcome import ActionResult, Status
+from hazard_sim.core.sensors import field_entries
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 
 #: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
@@ -70,7 +71,7 @@ def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose
     if ap.shape != (3,):
         raise ValueError(f"agent_pose must be [x, y, yaw], got {ap.tolist()}")
     return {"rgb": rgb.astype(np.uint8, copy=False), "depth": depth, "seg": seg.astype(np.int32, copy=False),
-            "hazard": hazard, "camera_K": K, "camera_pose": pose, "agent_pose": ap,
+            **field_entries(hazard), "camera_K": K, "camera_pose": pose, "agent_pose": ap,
             "held": np.int64(-1 if held is None else int(held)), "frame": np.int64(int(frame))}
 
 

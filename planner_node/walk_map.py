@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE
+from hazard_sim.intrinsics import backproject
 from hazard_sim.navigation.grid import GridSpec, release_start
 from hazard_sim.navigation.observed_map import ObservedMap
-from hazard_sim.tasks.hazard.agents.memory import backproject
 
 
 class WalkMap:

@@ -19,25 +19,94 @@ from hazard_sim.render.camera import CameraSpec
 from hazard_sim.tasks.hazard.env import HazardEnv
 
 ROOT = Path(__file__).resolve().parents[1]
-#: modules allowed to name HAZARD's hazards: its task (and episode checks), hazard, dataset, catalogue and RL modules,
-#: its baseline agents (hazard_sim/agents: the "hazard" agent group) and its benchmark scripts
-HAZARD_MODULES = ("hazard_sim/tasks/hazard/", "hazard_sim/tasks/hazard/hazards/", "hazard_sim/tasks/hazard/dataset.py",
-                  "hazard_sim/tasks/hazard/catalog.py", "hazard_sim/agents/", "hazard_sim/tasks/hazard/rl/",
-                  "benchmarks/bench_hazard.py", "benchmarks/calibrate_gait.py")
+#: every benchmark's names, as words (quoted or not, any case; ``HazardEnv`` and ``fire_hazard`` count)
+BENCHMARK_NAMES = ("hazard", "hazards", "fire", "flood", "wind", "doze", "locobot", "esar", "uav", "uavs", "multirotor")
+_FORMS = sorted({f for n in BENCHMARK_NAMES for f in (n, n.capitalize(), n.upper())} | {"LoCoBot"}, key=len,
+                reverse=True)
+NAME = re.compile(r"(?<![A-Za-z])(?:%s)(?![a-z])" % "|".join(_FORMS))
+#: the project's own names, not a benchmark's: its packages, its environment variables and its command
+#: (``hazard run`` ...), taken out of a line before it is checked
+PROJECT_NAMES = re.compile(r"hazard_(?:sim|ros|stack|launch)\b|\bHAZARD_[A-Z][A-Z_]*"
+                           r"|\bhazard(?= (?:run|bench|table|benchmarks|dataset|train-ppo)\b)|prog=\"hazard\"")
+#: the generic layers: the core outside the benchmarks' folders (hazard_sim/tasks/<name>/) and the ROS packages
+GENERIC = ("hazard_sim/*.py", "hazard_ros/*.py", "perception_node/*.py", "planner_node/*.py")
+#: known violations, file -> (at most this many names, why): each one a to-do of issue 15 (items 2-4: the ROS
+#: plug-ins, a plain Nav2 navigation node, smaller modules). Lower a number when you remove names; a file that
+#: is clean must leave the list. A new file or a new name in the generic layers fails the check.
+KNOWN_VIOLATIONS = {
+    "hazard_sim/cli.py": (43, "HAZARD-only subcommands (train-ppo, dataset generate / validate), --task "
+                              "fire|flood|wind, the default table agents and examples in the help"),
+    "hazard_sim/core/env.py": (10, "the deprecated hazards_affect_agent keyword and property, kept for one release"),
+    "hazard_sim/core/sensors.py": (2, 'the deprecated "hazard" key of the field image, kept for one release'),
+    "hazard_sim/runner.py": (8, "the deprecated hazards_affect_agent keyword, and the sweep files' stored key"),
+    "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
+    "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
+    "hazard_sim/embodiment/locobot.py": (14, "the LoCoBot body's own module (a shared body named after its robot)"),
+    "hazard_sim/embodiment/multirotor.py": (10, "the multirotor body's own module (a shared body named after itself)"),
+    "hazard_sim/navigation/gait.py": (4, "HAZARD's walking law, shared by the embedded controllers and ROS (item 3)"),
+    "hazard_sim/navigation/stand_off.py": (1, "HAZARD's walk_to stand-off (item 3: into HAZARD's locomotion)"),
+    "hazard_ros/launcher.py": (15, "the default launch file (hazard.launch.yaml) and the DDS profile's transport ids"),
+    "hazard_ros/msg_guards.py": (1, 'the "hazard" key of HAZARD\'s task JSON (item 2: the task declares its guards)'),
+    "hazard_ros/sim_node.py": (43, "imports every benchmark, HAZARD's field topics, ESAR's reports, pick_up / drop / "
+                                   "done services, --task spelling (item 2)"),
+    "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
+    "perception_node/mapping.py": (41, "HAZARD's hazard layers and object memory, the flying-body branch (item 2)"),
+    "perception_node/mapping_node.py": (29, "HAZARD's hazard layer topics (item 2)"),
+    "perception_node/perception_node.py": (6, "imports DOZE's goal_class; DOZE / ESAR branches (item 2)"),
+    "planner_node/decision_node.py": (27, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
+    "planner_node/doze_decision.py": (48, "DOZE's decision node (item 2: into DOZE's ROS plug-in)"),
+    "planner_node/following.py": (3, "limits default to HAZARD's humanoid (item 3)"),
+    "planner_node/locomotion.py": (3, "HAZARD's action primitives over ROS (item 3)"),
+    "planner_node/navigation.py": (1, "limits default to HAZARD's humanoid (item 3)"),
+    "planner_node/navigation_node.py": (5, "HAZARD's walk_to / move_by goal semantics (item 3)"),
+    "planner_node/observation.py": (25, "HAZARD's task JSON, hazard images and the humanoid default (item 2)"),
+}
+
+
+def _names_in(text: str) -> list[str]:
+    return NAME.findall(PROJECT_NAMES.sub("", text))
+
+
+def test_name_pattern():
+    line = 'HazardEnv("fire") uav LoCoBot fire_hazard ESAR multirotor, "doze/level1" wind'
+    assert _names_in(line) == ["Hazard", "fire", "uav", "LoCoBot", "fire", "hazard", "ESAR", "multirotor", "doze",
+                               "wind"]
+    assert _names_in("hazard_sim.core hazard_ros firewall window research HAZARD_RENDER_BACKEND hazard run") == []
 
 
 def test_benchmark_names_stay_in_their_pieces():
-    files = subprocess.run(["git", "ls-files", "*.py", "*.yaml"], cwd=ROOT, capture_output=True, text=True,
+    files = subprocess.run(["git", "ls-files", *GENERIC], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout.split()
-    pattern = re.compile(r"""["'](fire|flood|wind)["']""")
-    offenders = []
+    files = [f for f in files if not re.match(r"hazard_sim/tasks/[^/]+/", f) and (ROOT / f).exists()]
+    assert "hazard_sim/core/env.py" in files and "planner_node/navigation_node.py" in files
+    found = {}
     for f in files:
-        if f.startswith(("test/",) + HAZARD_MODULES) or not (ROOT / f).exists():
-            continue
-        for n, line in enumerate((ROOT / f).read_text().splitlines(), 1):
-            if pattern.search(line):
-                offenders.append(f"{f}:{n}: {line.strip()}")
-    assert not offenders, "benchmark names outside the HAZARD modules:\n" + "\n".join(offenders)
+        hits = [f"{f}:{n}: {line.strip()}" for n, line in enumerate((ROOT / f).read_text().splitlines(), 1)
+                for _ in _names_in(line)]
+        if hits:
+            found[f] = hits
+    offenders = [h for f, hits in found.items() if len(hits) > KNOWN_VIOLATIONS.get(f, (0, ""))[0] for h in hits]
+    assert not offenders, "benchmark names in the generic layers (keep them in hazard_sim/tasks/<name>/):\n" + \
+        "\n".join(offenders)
+    clean = sorted(set(KNOWN_VIOLATIONS) - set(found))
+    assert not clean, f"clean now, remove from KNOWN_VIOLATIONS: {clean}"
+
+
+#: imports of one benchmark's folder from another's, file -> (imported folder, why)
+CROSS_IMPORTS = {"hazard_sim/tasks/doze/viz.py": ("hazard", "DOZE's recorder builds on HAZARD's EpisodeRecorder "
+                                                             "(a generic recorder base is a to-do)")}
+
+
+def test_benchmarks_do_not_import_each_other():
+    files = subprocess.run(["git", "ls-files", "hazard_sim/tasks/*.py"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split()
+    found = {}
+    for f in files:
+        own = f.split("/")[2]
+        for other in re.findall(r"hazard_sim\.tasks\.(\w+)", (ROOT / f).read_text()):
+            if other != own:
+                found.setdefault(f, set()).add(other)
+    assert found == {f: {other} for f, (other, _) in CROSS_IMPORTS.items()}
 
 
 def test_registry_ids_aliases_and_errors():
@@ -136,3 +205,12 @@ def test_process_render_effects_and_post_effects_reach_the_image():
     hit = np.isfinite(plain["depth"])
     assert np.all(night["rgb"][hit] == 255)            # dark (0) then inverted
     assert not np.array_equal(night["rgb"], plain["rgb"])
+
+
+def test_lazy_ref_imports_on_first_call():
+    from hazard_sim.core.registry import lazy_ref
+    f = lazy_ref("math:hypot")
+    assert f.__name__ == "math:hypot" and f(3.0, 4.0) == 5.0
+    assert get_spec("hazard/fire").recorder.__name__ == "hazard_sim.tasks.hazard.viz:EpisodeRecorder"
+    with pytest.raises(ModuleNotFoundError):
+        lazy_ref("hazard_sim.no_such_module:X")()

@@ -102,7 +102,7 @@ def test_fire_spreads_and_objects_heat_up():
     assert hz.floor.burning.sum() > n0
     assert max(o.meta["temperature"] for o in env.world.objects) > 20.0
     obs = env.observe()
-    assert obs["hazard"].max() > 100.0                    # thermal image sees the fire
+    assert obs["field"].max() > 100.0                    # thermal image sees the fire
 
 
 def test_flood_submerges_and_damages(tmp_path):
@@ -117,7 +117,7 @@ def test_flood_submerges_and_damages(tmp_path):
     assert book.damaged
     assert book.position[0] > 1.6
     obs = env.observe()
-    assert obs["hazard"].max() > 0.0
+    assert obs["field"].max() > 0.0
 
 
 def test_wind_blows_light_objects_out_of_the_unfenced_patch():
@@ -178,20 +178,48 @@ def test_gymnasium_env_checker_passes():
         check_env(HazardEnv("fire", "test", 0), skip_render_check=True)
 
 
-def test_hazards_affect_agent_option():
-    env = HazardEnv("flood", "test", 0, hazards_affect_agent=True)
-    env.reset()
+def test_processes_act_on_body_option():
+    env = HazardEnv("flood", "test", 0, processes_act_on_body=True)
+    calm = HazardEnv("flood", "test", 0)
+    for e in (env, calm):
+        e.reset()
+        e.advance(600)
     hz = env.world.process("flood")
-    env.advance(600)
-    wet = hz.surface.origin + 0.5 * hz.surface.direction
-    assert hz.body_speed_factor(wet) < 1.0
-    env.agent.xy = wet if env.is_free(wet) else env.agent.xy
-    assert env.speed_factor() <= 1.0
-    fire = HazardEnv("fire", "test", 0, hazards_affect_agent=True)
-    fire.reset()
-    ii, jj = np.nonzero(fire.world.process("fire").floor.burning)
-    cell = fire.world.process("fire").floor.spec.to_world((ii[0], jj[0]))
-    assert not fire.is_free(cell)                          # burning floor blocks the agent
+    x0, y0, x1, y1 = env.world.scene.bounds
+    # a free place under water: there the water slows the body, and only where processes act on it
+    wet = next(p for p in (np.array([x, y]) for x in np.arange(x0 + 0.5, x1, 0.5) for y in np.arange(y0 + 0.5, y1, 0.5))
+               if env.is_free(p) and hz.body_speed_factor(p) < 0.9)
+    env.agent.xy = calm.agent.xy = wet
+    assert env.speed_factor() == pytest.approx(hz.body_speed_factor(wet)) and env.speed_factor() < 0.9
+    assert calm.speed_factor() == 1.0
+    fire = HazardEnv("fire", "test", 0, processes_act_on_body=True)
     calm = HazardEnv("fire", "test", 0)
+    fire.reset()
     calm.reset()
-    assert calm.is_free(cell) or calm.truth_blocked[calm.grid.to_cell(cell)]
+    floor = fire.world.process("fire").floor
+    cells = [floor.spec.to_world(c) for c in zip(*np.nonzero(floor.burning))]
+    cell = next(c for c in cells if not calm.truth_blocked[calm.grid.to_cell(c)])
+    assert not fire.is_free(cell)                          # burning floor blocks the agent
+    assert calm.is_free(cell)                              # ... only where processes act on the body
+
+
+def test_hazards_affect_agent_is_a_deprecated_spelling():
+    with pytest.warns(DeprecationWarning, match="processes_act_on_body"):
+        env = HazardEnv("fire", "test", 0, hazards_affect_agent=True)
+    assert env.processes_act_on_body
+    with pytest.warns(DeprecationWarning):
+        assert env.hazards_affect_agent
+    assert not HazardEnv("fire", "test", 0).processes_act_on_body
+
+
+def test_env_needs_a_benchmark():
+    from hazard_sim.core.env import EmbodiedEnv
+    with pytest.raises(ValueError, match="needs a benchmark: one of .*hazard/fire"):
+        EmbodiedEnv()
+
+
+def test_field_image_has_a_neutral_key_and_the_old_alias():
+    env = HazardEnv("fire", "test", 0)
+    obs, _ = env.reset()
+    assert obs["field"] is obs["hazard"] and obs["field"].shape == obs["depth"].shape
+    assert {"field", "hazard"} <= set(env.observation_space.spaces)

@@ -40,7 +40,7 @@ def test_observe_marks_hot_floor_cells_from_the_hazard_image():
     pose[:3, 3] = [4.0, 4.0, 2.0]
     hazard = np.full((h, w), 20.0)
     hazard[:, :8] = 600.0                                               # the left half (world x < 4) is burning
-    obs = {"frame": 50, "depth": np.full((h, w), 2.0), "camera_K": K, "camera_pose": pose, "hazard": hazard}
+    obs = {"frame": 50, "depth": np.full((h, w), 2.0), "camera_K": K, "camera_pose": pose, "field": hazard}
     m = HazardForwardModel("front", (0, 0, 8, 8), 100.0, cell=0.5)
     m.observe(obs, stride=2)
     ii, jj = np.nonzero(m.hot)

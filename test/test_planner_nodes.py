@@ -447,7 +447,12 @@ def test_decision_node_runs_an_episode_in_lockstep():
         assert metrics is not None, "no episode/metrics"
         assert metrics["frames"] == 200
         assert metrics["rescued_count"] >= 1 and metrics["value_rate"] > 0
-        time.sleep(0.2)
+        # the published actions arrive (the background executors deliver them): wait for the drop
+        def dropped():
+            return any(json.loads(a.data)["action"][0] == "drop" for a in list(actions))
+        deadline = time.monotonic() + WAIT_S
+        while not dropped() and time.monotonic() < deadline:
+            threading.Event().wait(0.02)
         done = [json.loads(a.data) for a in actions]
         assert done and done[0]["action"][0] == "walk_to" and done[0]["success"], done[:2]
         assert any(d["action"][0] == "pick_up" and d["success"] for d in done)

@@ -51,7 +51,7 @@ def _look_down_obs(hazard_value: float) -> dict:
     depth = np.full((h, w), 2.0, np.float32)
     depth[:16, :16] = 1.0                             # a block top at z = 1 m
     return {"depth": depth, "camera_K": K, "camera_pose": pose,
-            "hazard": np.full((h, w), hazard_value, np.float32)}
+            "field": np.full((h, w), hazard_value, np.float32)}
 
 
 def test_observation_channels_from_a_constructed_state():

@@ -56,13 +56,13 @@ def test_episode_ends_at_the_frame_limit(env):
 
 
 def test_observe_without_hazard_and_pending_cleared(env):
-    obs = teleop.observe(env, hazard=False, observation_map=False)
-    assert obs["hazard"] is None and obs["rgb"].shape == (36, 48, 3) and env.frames_seen == []
+    obs = teleop.observe(env, fields=False, observation_map=False)
+    assert obs["field"] is None and obs["rgb"].shape == (36, 48, 3) and env.frames_seen == []
     hits_before = env.memory_map.hits.sum()
-    teleop.observe(env, hazard=True, observation_map=False)
+    teleop.observe(env, fields=True, observation_map=False)
     assert env.memory_map.hits.sum() == hits_before
     obs = teleop.observe(env)                                     # the env's own observe
-    assert obs["hazard"].shape == (36, 48) and env.frames_seen == []
+    assert obs["field"].shape == (36, 48) and env.frames_seen == []
 
 
 def test_nearest_reachable_target(env):
@@ -118,3 +118,19 @@ def test_motion_tracker():
     assert tr.wz == pytest.approx(1.0)
     tr.update(xy, yaw, frames=2)                                    # stopped over 0.2 s
     assert tr.v_body == pytest.approx([0.0, 0.0]) and tr.accel_body[0] == pytest.approx(-5.0)
+
+
+def test_sensor_heights_come_from_the_body_spec(env):
+    # the humanoid's mounts: LiDAR on top of the head (1.8 m), GPS at the shoulders (1.7 m)
+    assert teleop.mount_height(env, "lidar_link") == 1.8 and teleop.mount_height(env, "gps_link") == 1.7
+    assert teleop.mount_height(env, "camera_link") == env.humanoid_spec.eye_height
+    assert teleop.mount_height(env, "no_such_link") == env.humanoid_spec.height     # no mount: top of the body
+    default = teleop.lidar_scan(env, beams=36, rings=2)
+    assert np.array_equal(default, teleop.lidar_scan(env, beams=36, rings=2, height=1.8))
+    low = teleop.lidar_scan(env, beams=36, rings=2, height=0.3)
+    assert not np.array_equal(low, default)
+    # another body: its own mounts (DOZE's LoCoBot: LiDAR at 0.3 m, GPS at 0.9 m)
+    from hazard_sim.core.env import EmbodiedEnv
+    bot = EmbodiedEnv("doze/level1", camera=CameraSpec(16, 12))
+    bot.reset()
+    assert teleop.mount_height(bot, "lidar_link") == 0.3 and teleop.mount_height(bot, "gps_link") == 0.9

@@ -268,3 +268,7 @@ def test_toy_benchmark_through_runner_and_cli(tmp_path, capsys):
     r = bench("toy/point-goal", "test", "toy_straight", [0, 1], workers=1, out=str(tmp_path / "t.jsonl"),
               progress=False)
     assert r["sr"] == 100.0 and r["episodes"] == 2
+    # no recorder in its spec: --save-viz says so (no other benchmark's recorder stands in)
+    assert main(["run", "--benchmark", "toy/point-goal", "--agent", "toy_straight", "--width", "32", "--height", "24",
+                 "--save-viz", str(tmp_path / "viz")]) == 2
+    assert "toy/point-goal has no recorder" in capsys.readouterr().err

@@ -65,7 +65,7 @@ def make_agent(name: str, seed: int = 0, benchmark: str | None = None, *, group:
                **kw) -> Agent:
     """An agent by name, from the group of ``benchmark`` (or the group named ``group``)."""
     if (benchmark is None) == (group is None):
-        raise ValueError("make_agent: give the benchmark (an id such as doze/level1) or the agent group "
+        raise ValueError("make_agent: give the benchmark (an id: hazard benchmarks lists them) or the agent group "
                          "(exactly one of them)")
     if benchmark is not None:
         known = agents_for(benchmark)

@@ -1,10 +1,10 @@
-"""Bodies: what every embodiment (humanoid, wheeled base, multirotor) offers the env.
+"""Bodies: what every embodiment (walking, wheeled or flying) offers the env.
 
 A body has an SE(3) pose, a collision shape (a vertical cylinder: radius and
 height), speed limits, named sensor mounts, and applies a velocity command
-(:class:`Twist`, body frame, REP 103) for one frame.  Compressed actions such as
-HAZARD's ``walk_to`` are controllers on top (``hazard_sim/tasks``), not part of
-the body.  Collision is the world's business: ``apply`` takes a predicate
+(:class:`Twist`, body frame, REP 103) for one frame.  A benchmark's compressed
+actions (walk to an object, ...) are controllers on top (in its ``hazard_sim/tasks/<name>/``),
+not part of the body.  Collision is the world's business: ``apply`` takes a predicate
 ``free(xy) -> bool`` and reports whether the body moved or bumped.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``EmbodiedEnv``: one Gymnasium env for every benchmark, composed from its spec.
 
-``EmbodiedEnv("hazard/fire", split="test", episode=0)`` (or
-``gymnasium.make("hazard_stack/hazard-fire-v1")``) builds the world, processes,
+``EmbodiedEnv(benchmark_id, split="test", episode=0)`` (or
+``gymnasium.make(spec.gym_id)``) builds the world, processes,
 body, sensors, task and measures the spec names.  ``step`` runs one task action
 (a compressed action may take many frames) and returns the observation after it;
 every frame observed during the action is listed in ``info["observations"]``.
@@ -33,27 +33,42 @@ from hazard_sim.render.camera import CameraSpec
 from hazard_sim.render.effects import RenderEffects
 
 
+def processes_act_on_body_flag(processes_act_on_body: bool, hazards_affect_agent: bool | None) -> bool:
+    """The ``processes_act_on_body`` setting, taking the deprecated ``hazards_affect_agent``
+    keyword too (with a DeprecationWarning; either one set turns it on)."""
+    if hazards_affect_agent is None:
+        return bool(processes_act_on_body)
+    import warnings
+    warnings.warn("hazards_affect_agent is deprecated: use processes_act_on_body", DeprecationWarning, stacklevel=3)
+    return bool(processes_act_on_body or hazards_affect_agent)
+
+
 @dataclass
 class DriveResult:
     advanced: bool          # a frame was simulated (False at the frame limit / episode over)
     moved: bool             # the body changed place this frame through the command
-    bumped: bool            # the commanded step was blocked (a wall, furniture, a fire)
+    bumped: bool            # the commanded step was blocked (a wall, furniture, a process's obstacle)
 
 
 class EmbodiedEnv(gym.Env):
-    """Parameters: ``benchmark`` (an id such as ``hazard/fire``, an alias, or a spec),
+    """Parameters: ``benchmark`` (a registered id, an alias, or a spec; required),
     ``split``, ``episode`` index or an ``episode_spec`` dict, ``seed``, ``camera`` (a
-    CameraSpec), ``hazards_affect_agent`` (world processes act on the body),
+    CameraSpec), ``processes_act_on_body`` (world processes slow, block and push the body;
+    ``hazards_affect_agent``, its older name, is deprecated),
     ``render_every`` (frames between observations while a controller moves),
     ``dataset_root``, ``body_spec`` (the embodiment's spec), ``frame_limit``,
     ``render_backend`` ("auto" | "raster" | "raycast")."""
 
     metadata = {"render_modes": ["rgb_array"]}
 
-    def __init__(self, benchmark="hazard/fire", split: str = "test", episode: int = 0, *,
+    def __init__(self, benchmark=None, split: str = "test", episode: int = 0, *,
                  episode_spec: dict | None = None, seed: int = 0, camera: CameraSpec = CameraSpec(),
-                 hazards_affect_agent: bool = False, render_every: int = 10, dataset_root=None,
-                 body_spec=None, frame_limit: int | None = None, render_backend: str = "auto"):
+                 processes_act_on_body: bool = False, render_every: int = 10, dataset_root=None,
+                 body_spec=None, frame_limit: int | None = None, render_backend: str = "auto",
+                 hazards_affect_agent: bool | None = None):
+        if benchmark is None:
+            from hazard_sim.core.spec import benchmark_ids
+            raise ValueError(f"EmbodiedEnv needs a benchmark: one of {', '.join(benchmark_ids())}")
         self.spec_b = get_spec(benchmark)
         self.benchmark = self.spec_b.id
         if split not in self.spec_b.dataset.splits:
@@ -63,7 +78,7 @@ class EmbodiedEnv(gym.Env):
         self.dataset_root = None if dataset_root is None else Path(dataset_root)
         self.camera = camera
         self.body_spec = body_spec if body_spec is not None else self.spec_b.body_spec
-        self.hazards_affect_agent = hazards_affect_agent
+        self.processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
         self.render_every = max(1, int(render_every))
         self.frame_limit = frame_limit or self.spec_b.max_frames
         self._seed = seed
@@ -255,14 +270,14 @@ class EmbodiedEnv(gym.Env):
     # ================================================================ time
     def advance(self, n: int = 1) -> int:
         """Advance up to ``n`` frames (fewer at the frame limit); return the frames done.
-        World processes push the body where ``hazards_affect_agent`` is set."""
+        World processes push the body where ``processes_act_on_body`` is set."""
         done = 0
         for _ in range(n):
             if self.world.frame >= self.frame_limit:
                 break
             self.world.body_discs = [(np.asarray(self.agent.xy, float)[:2], float(self.agent.radius))]
             self.world.step_frame()
-            if self.hazards_affect_agent:
+            if self.processes_act_on_body:
                 push = sum((p.body_push(self.agent.xy) for p in self.world.processes), np.zeros(2))
                 if np.any(push):
                     self.move_body(self.agent.xy + push)
@@ -279,6 +294,13 @@ class EmbodiedEnv(gym.Env):
             self.done = bool(self.out_of_time or self.task.terminated(self, None))
         return self.done
 
+    @property
+    def hazards_affect_agent(self) -> bool:
+        """Deprecated name of :attr:`processes_act_on_body`."""
+        import warnings
+        warnings.warn("hazards_affect_agent is deprecated: use processes_act_on_body", DeprecationWarning, stacklevel=2)
+        return self.processes_act_on_body
+
     # ================================================================ motion
     def is_free(self, xy) -> bool:
         """Whether the body may be at ``xy`` (inside the scene, off obstacles and, where
@@ -294,7 +316,7 @@ class EmbodiedEnv(gym.Env):
         elif self.truth_blocked[self.grid.to_cell(xy[:2])]:
             return False
         return not any(p.body_blocked(xy) for p in self.world.processes
-                       if self.hazards_affect_agent or p.solid)
+                       if self.processes_act_on_body or p.solid)
 
     def move_body(self, xy) -> bool:
         """One collision-checked step of the body towards ``xy`` (sliding along obstacles);
@@ -310,7 +332,7 @@ class EmbodiedEnv(gym.Env):
 
     def speed_factor(self) -> float:
         """How much the world slows the body here (1 unless processes act on the body)."""
-        if not self.hazards_affect_agent:
+        if not self.processes_act_on_body:
             return 1.0
         f = 1.0
         for p in self.world.processes:

@@ -1,5 +1,5 @@
-"""World processes: things that change the world every frame (fire, flood, wind,
-walking people, weather, daylight) and what they show sensors and the renderer.
+"""World processes: things that change the world every frame (what burns, rises, blows,
+walks, the weather and the daylight) and what they show sensors and the renderer.
 
 The env and the renderer know processes only through these hooks:
 
@@ -30,7 +30,7 @@ class WorldProcess:
     name = "none"
     channel: str | None = None
     #: its entities are solid bodies (people): ``body_blocked`` stops the agent's body
-    #: always, not only where hazards act on the body (``hazards_affect_agent``)
+    #: always, not only where processes act on the body (``processes_act_on_body``)
     solid: bool = False
 
     def step_frame(self, world) -> None:
@@ -43,7 +43,7 @@ class WorldProcess:
         return None
 
     def field_image(self, frame, world) -> np.ndarray | None:
-        """The camera-aligned image of this process's field (blurred as HAZARD's sensors are)."""
+        """The camera-aligned image of this process's field (blurred as a thermal / level sensor's are)."""
         vals = self.sample_field(frame.points, frame.seg)
         return None if vals is None else gaussian_filter(vals.astype(np.float32), 1.5)
 

@@ -48,6 +48,17 @@ class Registry(Generic[T]):
         return sorted(self._items.items())
 
 
+def lazy_ref(ref: str) -> Callable:
+    """A callable that imports ``"package.module:name"`` on its first call and calls it (a spec
+    names a heavy piece, e.g. its ``--save-viz`` recorder, without importing it)."""
+    def call(*args, **kw):
+        import importlib
+        module, _, name = ref.partition(":")
+        return getattr(importlib.import_module(module), name)(*args, **kw)
+    call.__name__ = call.__qualname__ = ref
+    return call
+
+
 def lazy(factory: Callable[[], T]) -> Callable[[], T]:
     """A factory called once, on first use (registries of heavy pieces stay cheap to import)."""
     cache: list[T] = []

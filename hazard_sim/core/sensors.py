@@ -3,8 +3,11 @@
 Each sensor turns one rendered camera frame (and the world) into observation
 entries (``read``); a sensor that needs more than the main camera's frame overrides
 ``read_env`` and gets the env.  ``rgbd``: ``rgb``, ``depth`` (z-depth, m), ``seg`` (instance ids);
-``field``: ``hazard``, the camera-aligned image of the first world process that
+``field``: ``field``, the camera-aligned image of the first world process that
 offers a field (temperature in C, water level in m; zeros if none does).
+
+:data:`FIELD_ALIAS` (``"hazard"``): the field image's older key, the same array under a second
+name; deprecated, kept for one release (new code reads ``obs["field"]``).
 """
 from __future__ import annotations
 
@@ -42,22 +45,34 @@ class RGBDSensor(Sensor):
         return {"rgb": frame.rgb, "depth": frame.depth, "seg": frame.seg}
 
 
+#: the observation key of the field image
+FIELD_KEY = "field"
+#: its older key (the same array), deprecated: kept for one release
+FIELD_ALIAS = "hazard"
+
+
+def field_entries(img) -> dict:
+    """A field image as observation entries: under :data:`FIELD_KEY` and its alias."""
+    return {FIELD_KEY: img, FIELD_ALIAS: img}
+
+
 class FieldImageSensor(Sensor):
-    """HAZARD's hazard image: thermal (C) for fire, water level (m) for flood, zeros otherwise."""
+    """The image of a world process's field as the camera sees it (a temperature in C, a water
+    level in m, ...), zeros where no process offers one."""
     name = "field"
 
     def space(self, h, w):
-        return {"hazard": spaces.Box(-np.inf, np.inf, (h, w), np.float32)}
+        return field_entries(spaces.Box(-np.inf, np.inf, (h, w), np.float32))
 
     def read(self, frame, world, fields=True):
         if not fields:
-            return {"hazard": None}
+            return field_entries(None)
         for p in world.processes:
             if p.channel is not None:
                 img = p.field_image(frame, world)
                 if img is not None:
-                    return {"hazard": img}
-        return {"hazard": np.zeros(frame.depth.shape, np.float32)}
+                    return field_entries(img)
+        return field_entries(np.zeros(frame.depth.shape, np.float32))
 
 
 SENSORS: Registry[type] = Registry("sensor")

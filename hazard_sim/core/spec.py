@@ -4,8 +4,8 @@ A :class:`BenchmarkSpec` composes registered pieces: a dataset of episodes, a
 world builder (scene + entities + physics), world processes, an embodiment, the
 sensors, a task, measures, and the limits (simulated frames, and actions per
 episode as Gymnasium's ``TimeLimit``).  Benchmarks register themselves in
-:data:`BENCHMARKS` (``hazard/fire``, ...) and with Gymnasium
-(``gymnasium.make("hazard_stack/hazard-fire-v1")``).  The env holds no
+:data:`BENCHMARKS` (ids such as ``<name>/<variant>``; ``hazard benchmarks`` lists them) and with
+Gymnasium (``gymnasium.make("hazard_stack/<name>-<variant>-v1")``).  The env holds no
 ``if benchmark == ...``: everything specific is in the pieces.
 """
 from __future__ import annotations
@@ -16,6 +16,14 @@ from typing import Any, Callable
 from hazard_sim.core.registry import Registry
 
 GYM_NAMESPACE = "hazard_stack"
+
+
+#: the dataset splits of a benchmark unless its Dataset names others
+DEFAULT_SPLITS = ("train", "test")
+
+
+class DatasetError(ValueError):
+    """A malformed dataset file or episode record (every benchmark's datasets raise this)."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,7 @@ class Dataset:
     load: Callable[..., dict]
     validate: Callable[..., dict]
     count: Callable[..., int]
-    splits: tuple[str, ...] = ("train", "test")
+    splits: tuple[str, ...] = DEFAULT_SPLITS
     fingerprint: Callable[..., str] | None = None
     sweep: dict = field(default_factory=dict)
 
@@ -41,7 +49,7 @@ class Dataset:
 
 @dataclass(frozen=True)
 class BenchmarkSpec:
-    id: str                                   # "hazard/fire"
+    id: str                                   # "<name>/<variant>" (or "<name>")
     description: str
     dataset: Dataset
     build_world: Callable[[dict, Any], Any]   # (episode, rng) -> World (scene, entities, physics)
@@ -60,7 +68,7 @@ class BenchmarkSpec:
     table: Callable[[str, list], str] | None = None   # (id, rows) -> the paper's table as text
     progress: Callable[[dict], str] | None = None     # one episode's metrics -> a short line
     camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
-    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: tasks.hazard.viz)
+    recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: none)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
     options: dict = field(default_factory=dict)
 
@@ -106,7 +114,7 @@ def _load_builtin() -> None:
 
 
 def resolve(name: str) -> str:
-    """The benchmark id for ``name`` (an id or an alias such as ``fire``)."""
+    """The benchmark id for ``name`` (an id or one of its aliases)."""
     _load_builtin()
     if not isinstance(name, str):
         raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS.names())}")

@@ -39,7 +39,7 @@ class Task(abc.ABC):
         """The Gymnasium action space."""
 
     def costs_a_frame(self, action) -> bool:
-        """Whether an action that used no frame is charged one (HAZARD: all but stop)."""
+        """Whether an action that used no frame is charged one (e.g. every action but stop)."""
         return True
 
     def after_drive(self, env, result) -> None:

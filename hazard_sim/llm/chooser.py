@@ -7,7 +7,7 @@ endpoint is down, answers with an error or names no option, returns the caller's
 fallback instead.  It counts calls, decisions and fallbacks, stops calling after
 ``max_down`` unreachable calls in a row (the endpoint is taken as down for the episode),
 and writes every prompt, answer and decision to a per-episode JSON-lines transcript:
-HAZARD's LLM agent (``hazard_sim.tasks.hazard.agents.llm``) and ESAR's use it.
+every benchmark's LLM agent uses it.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ request per :meth:`ChatClient.chat`, times out, retries connection failures, tim
 Configuration (:meth:`ChatClient.from_env`): base URL from the argument or
 ``OPENAI_BASE_URL`` (default ``https://api.openai.com/v1``), API key from
 ``OPENAI_API_KEY`` (local servers ignore it; ``none`` is sent when unset), model from
-the argument or ``OPENAI_MODEL``.  Reusable by any agent (HAZARD, DOZE, ESAR).
+the argument or ``OPENAI_MODEL``.  Reusable by any benchmark's agent.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 * :class:`MapSpec` -- a :class:`~hazard_sim.navigation.grid.GridSpec` (bounds, resolution)
   plus an optional ``tile`` size in cells. Without a tile size a map is dense (one numpy
-  array, as HAZARD's 0.1 m indoor maps have always been); with one it is tiled.
+  array, as 0.1 m indoor maps have always been); with one it is tiled.
 * :class:`TiledLayer` -- a 2-D layer over a MapSpec stored as a dict of ``tile x tile``
   numpy arrays, each allocated on its first write; unallocated cells read as ``fill``.
   It indexes like a 2-D array with global cell indices: integer index arrays

@@ -1,13 +1,13 @@
 """An occupancy map built from what the agent's depth camera has seen.
 
-HAZARD's compressed ``walk_to`` plans with A* on a map built from the agent's
+A compressed "walk to" action plans with A* on a map built from the agent's
 observations, not on the simulator's ground truth.  Cells start UNKNOWN and are
 treated as free by the planner (optimistic); points seen between 0.1 m and the
 agent's height mark obstacles, floor points mark free space; a bump (the body
 could not move into a cell) also marks an obstacle.
 
 The spec comes from the benchmark: a :class:`~hazard_sim.navigation.grid.GridSpec` (or an
-untiled :class:`~hazard_sim.navigation.maps.MapSpec`) keeps dense numpy layers, as HAZARD's
+untiled :class:`~hazard_sim.navigation.maps.MapSpec`) keeps dense numpy layers, as
 0.1 m indoor maps always had; a tiled MapSpec keeps :class:`~hazard_sim.navigation.maps.TiledLayer`
 layers, so a km-scale map costs only what was seen. The map-wide views (``obstacles()``,
 ``blocked()``, ``occupancy()``) take an optional :class:`~hazard_sim.navigation.maps.Window`

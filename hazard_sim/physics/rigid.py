@@ -1,6 +1,6 @@
 """A MuJoCo rigid-body world of boxes.
 
-Objects that the wind pushes or the flood carries move through a real physics
+Objects that world processes push or carry move through a real physics
 engine so that they collide with the floor, the walls, the furniture and each
 other.  The world is built from the same oriented boxes (:class:`Box`) that the
 scene description and the ray caster use:
@@ -23,7 +23,7 @@ each other and on furniture, see ``DEFAULT_OPTIONS``):
   used against the floor and static furniture; between two objects MuJoCo
   takes the larger of the two coefficients.
 
-External forces (wind, buoyancy, drag) are applied through ``xfrc_applied``
+External forces (pushes, buoyancy, drag) are applied through ``xfrc_applied``
 at each body's centre of mass, which is the box centre.  The simulation is
 single-threaded and fully deterministic: the same inputs give bit-identical
 outputs.
@@ -110,7 +110,7 @@ def build_mjcf(static_boxes: list[Box], bodies: list[BodySpec], timestep: float,
     opts = dict(DEFAULT_OPTIONS, **(options or {}))
     opt_attr = " ".join(f'{k}="{v}"' for k, v in opts.items())
     lines = [
-        '<mujoco model="hazard_rigid">',
+        '<mujoco model="rigid_world">',
         f'  <option timestep="{timestep!r}" {opt_attr}/>',
         '  <worldbody>',
     ]
@@ -292,7 +292,7 @@ class RigidWorld:
         self._qvel[:] = 0.0
 
     def set_timestep(self, timestep: float) -> None:
-        """Change the MuJoCo step (s) from now on (e.g. a hazard that evaluates its forces
+        """Change the MuJoCo step (s) from now on (e.g. a process that evaluates its forces
         every 20 ms steps twice at 10 ms instead of four times at 5 ms)."""
         timestep = float(timestep)
         if not 0.0 < timestep <= 0.05:

@@ -1,6 +1,6 @@
 """Scenes: static geometry (floors, walls, boxes, meshes, terrain) every benchmark builds its
-worlds from (:mod:`hazard_sim.scenes.base`); the benchmarks' own scene builders live in their
-task folders (HAZARD's houses and street regions in :mod:`hazard_sim.tasks.hazard.scenes`)."""
+worlds from (:mod:`hazard_sim.scenes.base`); each benchmark's own scene builders live in its
+task folder (``hazard_sim/tasks/<name>/``)."""
 from hazard_sim.scenes.base import Part, Scene
 
 __all__ = ["Part", "Scene"]

@@ -1,6 +1,6 @@
 """Scene description: static parts (floor, walls, furniture, buildings, carts).
 
-A scene knows nothing about hazards, objects or agents; tasks compose it with
+A scene knows nothing about world processes, objects or agents; tasks compose it with
 those (DESIGN.md, "one world, three benchmarks").
 """
 from __future__ import annotations

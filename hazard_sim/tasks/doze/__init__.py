@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from hazard_sim.core.registry import lazy_ref
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.locobot import FRAMES_PER_ACTION, LoCoBotSpec, locobot_from_episode
 from hazard_sim.tasks.doze import dataset as ds
@@ -54,11 +55,6 @@ def _progress(r: dict) -> str:
     return f"{'success' if r['success'] else 'fail'} spl {r['spl']:.3f} collisions {r['collisions']}/{r['steps']}"
 
 
-def _recorder(env, out_dir):
-    from hazard_sim.tasks.doze.viz import DozeRecorder
-    return DozeRecorder(env, out_dir)
-
-
 def doze_spec(level: int) -> BenchmarkSpec:
     from hazard_sim.tasks.doze.paper import aggregate, table
     return BenchmarkSpec(
@@ -83,7 +79,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table,
         progress=_progress,
-        recorder=_recorder,
+        recorder=lazy_ref("hazard_sim.tasks.doze.viz:DozeRecorder"),
         options={"level": level},
     )
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 from skimage.graph import MCP_Geometric
 
+from hazard_sim.core.spec import DatasetError
 from hazard_sim.tasks.doze.scenes import SCENES, TEST_SCENES, TRAIN_SCENES, build_house
 from hazard_sim.tasks.doze.task import SUCCESS_DISTANCE
 
@@ -48,9 +49,6 @@ REQUIRED = {"id": str, "scene": str, "initial_position": list, "initial_orientat
             "shortest_path_length": (int, float), "level": int, "goal_type": str, "goal_ids": list,
             "hint_ids": list, "index": int}
 
-
-class DatasetError(ValueError):
-    """A malformed DOZE episode or episode file."""
 
 
 # ------------------------------------------------------------------ goals

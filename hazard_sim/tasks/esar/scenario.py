@@ -63,6 +63,7 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import cKDTree
 
+from hazard_sim.core.spec import DatasetError
 from hazard_sim.tasks.esar.catalog import CLUES, VICTIM_POSTURES
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
 from hazard_sim.tasks.esar.weather import WEATHERS, allowed_weathers, daylight, weather
@@ -84,9 +85,6 @@ EVENTS = (   # (map, story, seed)
     ("coastal", "fall", 41), ("coastal", "seek_water", 42), ("coastal", "group", 43),
 )
 
-
-class DatasetError(ValueError):
-    """A malformed or inconsistent ESAR dataset file or episode record."""
 
 
 # ============================================================== placement rules

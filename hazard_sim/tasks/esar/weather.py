@@ -226,7 +226,7 @@ class WindProcess(WorldProcess):
     """A mean wind (m/s, blowing towards ``direction`` rad, ENU) with gusts (a seeded
     Ornstein-Uhlenbeck process, 20 % of the mean, 5 s correlation); it drifts the UAV by the
     wind times ``drift`` (a multirotor holding its attitude is carried by a fraction of the
-    wind) when the benchmark lets processes act on the body (``hazards_affect_agent``)."""
+    wind) when the benchmark lets processes act on the body (``processes_act_on_body``)."""
     name = "wind_field"
 
     def __init__(self, speed: float, direction: float, seed: int, drift: float = 0.15):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.core.registry import lazy_ref
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
@@ -40,7 +41,7 @@ def build_world(hazard: str, ep: dict, rng) -> World:
     for o in ep["objects"]:
         cat = category(hazard, o["category"])
         box = Box.from_yaw(o["position"], np.array(cat.size) / 2, o["yaw"])
-        ents.append(Entity(o["id"], cat, box, cat.name in targets, o.get("support", "floor")))
+        ents.append(Entity(o["id"], cat, box, cat.name in targets, meta={"support": o.get("support", "floor")}))
     return World(scene, ents, rng, physics=PHYSICS[hazard], episode=ep)
 
 
@@ -114,6 +115,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table_rows,
         progress=_progress,
+        recorder=lazy_ref("hazard_sim.tasks.hazard.viz:EpisodeRecorder"),
         options={"hazard": hazard},
     )
 

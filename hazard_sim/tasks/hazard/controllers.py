@@ -258,7 +258,7 @@ class EnvLocomotion(Locomotion):
                 start = grid.to_cell(body.xy)
                 blocked = release_start(env.memory_map.blocked(), env.memory_map.obstacles(), start,
                                         body.radius, grid.resolution)
-                if env.hazards_affect_agent:
+                if env.processes_act_on_body:
                     for p in env.world.processes:
                         pts = p.no_go_points()
                         if len(pts):

@@ -110,9 +110,9 @@ class EpisodeRecorder:
         tag = res.get("action", "reset").split("(")[0]
         imgs = [obs["rgb"], colorize(obs["depth"], 0, 10, "magma"), seg_colors(obs["seg"])]
         channel = next((p.channel for p in self.env.world.processes if p.channel in CHANNEL_STYLES), None)
-        if channel is not None and obs.get("hazard") is not None:
+        if channel is not None and obs.get("field") is not None:
             cmap, lo, hi = CHANNEL_STYLES[channel]
-            imgs.append(colorize(obs["hazard"], lo, hi, cmap))
+            imgs.append(colorize(obs["field"], lo, hi, cmap))
         imageio.imwrite(self.out / "frames" / f"{self.k:04d}_{int(obs['frame']):04d}_{tag}.png",
                         np.concatenate(imgs, axis=1))
         self.k += 1

@@ -9,10 +9,10 @@ import numpy as np
 
 from hazard_sim.core.outcome import Status
 from hazard_sim.geometry import wrap_angle
-from hazard_sim.intrinsics import scaled_K
+from hazard_sim.intrinsics import backproject, scaled_K
 from hazard_sim.navigation.grid import GridSpec, distance_field, plan_path, release_start, simplify_path
 from hazard_sim.navigation.observed_map import ObservedMap
-from hazard_sim.tasks.hazard.agents.memory import Memory, backproject
+from hazard_sim.tasks.hazard.agents.memory import Memory
 
 MAP_CELL = 0.1
 #: failures after which an object is given up at once (no retries)

@@ -28,8 +28,7 @@ import math
 
 import numpy as np
 
-from hazard_sim.intrinsics import scaled_K
-from hazard_sim.tasks.hazard.agents.memory import backproject
+from hazard_sim.intrinsics import backproject, scaled_K
 
 
 class HazardForwardModel:
@@ -57,7 +56,7 @@ class HazardForwardModel:
         """Update from one observation (``hazard``, ``depth``, ``camera_K``, ``camera_pose``)."""
         frame = int(obs["frame"])
         thr = self.threshold
-        img = obs.get("hazard")
+        img = obs.get("field")
         if self.kind != "front" or img is None:
             return
         pts = backproject(obs["depth"][::stride, ::stride], scaled_K(obs["camera_K"], stride), obs["camera_pose"])

@@ -36,17 +36,6 @@ class ObjectRecord:
         return 0.0 if f1 == f0 else 100.0 * (r1 - r0) / (f1 - f0)
 
 
-def backproject(depth: np.ndarray, K: np.ndarray, pose: np.ndarray) -> np.ndarray:
-    """World points (H,W,3) from a z-depth image, intrinsics and world-from-optical pose."""
-    h, w = depth.shape
-    u, v = np.meshgrid(np.arange(w), np.arange(h))
-    z = np.where(np.isfinite(depth), depth, np.nan)
-    x = (u - K[0, 2]) / K[0, 0] * z
-    y = (v - K[1, 2]) / K[1, 1] * z
-    cam = np.stack([x, y, z], axis=-1)
-    return cam @ pose[:3, :3].T + pose[:3, 3]
-
-
 class Memory:
     def __init__(self, task: dict):
         self.task = task
@@ -67,7 +56,7 @@ class Memory:
         if len(ids) == 0:
             return
         K, pose, depth = obs["camera_K"], obs["camera_pose"], obs["depth"]
-        hazard = obs["hazard"]
+        hazard = obs["field"]
         for i in ids.tolist():
             label = labels.get(i, "")
             is_cart = label.startswith("cart")

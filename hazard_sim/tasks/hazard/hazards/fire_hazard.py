@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from hazard_sim.core.frames import EFFECT_ID_BASE
 from hazard_sim.navigation.grid import rasterize_boxes
 from hazard_sim.tasks.hazard.hazards.base import Hazard
 from hazard_sim.tasks.hazard.hazards.fire import STATE_NAMES, FireParams, FloorFire, ObjectTemperatures
-from hazard_sim.world import FLAME_ID
 
+FLAME_ID = EFFECT_ID_BASE   # instance id shared by all floor flames (drawn by the fire process)
 BURNING_TINT = np.array([255, 120, 20])
 BURNT_COLOR = np.array([25, 20, 20])
 FLAME_COLOR = np.array([[255, 140, 0]], np.uint8)
@@ -47,7 +48,7 @@ class FireHazard(Hazard):
             ignited = self.temps.update(pos, sources)
             for k in ignited:
                 o = world.objects[k]
-                if o.support == "floor" and self.floor.ignite(o.position[:2]):
+                if o.meta.get("support", "floor") == "floor" and self.floor.ignite(o.position[:2]):
                     self._grid = None
             for k, o in enumerate(world.objects):
                 o.state = STATE_NAMES[self.temps.states[k]]

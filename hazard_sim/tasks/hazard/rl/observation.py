@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from hazard_sim.intrinsics import scaled_K
-from hazard_sim.tasks.hazard.agents.memory import Memory, backproject
+from hazard_sim.intrinsics import backproject, scaled_K
+from hazard_sim.tasks.hazard.agents.memory import Memory
 
 CHANNELS = ("height", "explored", "object", "goal", "hazard")
 MAP_SIZE = 32
@@ -83,7 +83,7 @@ class MapObserver:
         i, j = self.cells(pts[:, :2])
         np.maximum.at(self.height, (i, j), np.clip(pts[:, 2], 0.0, HEIGHT_MAX).astype(np.float32) / HEIGHT_MAX)
         self.explored[i, j] = True
-        hz = obs.get("hazard")
+        hz = obs.get("field")
         if self.hazard_range is not None and hz is not None:
             lo, hi = self.hazard_range
             v = np.asarray(hz, np.float32)[::STRIDE, ::STRIDE].reshape(-1)[ok]
