@@ -3,9 +3,10 @@
 A number without its sample size and its uncertainty is not a result. Every table of the
 three benchmarks prints, for each cell, the episodes it is computed on and a 95 % interval:
 
-* rates (a success or not per episode: DOZE SR, ESAR victims found): the Wilson score
+* rates (a success or not per episode: success rates, victims found): the Wilson score
   interval (:func:`wilson`) or the exact Clopper-Pearson one (:func:`clopper_pearson`);
-* means over episodes (SPL, value rate, RS, ...) and ratios of sums (HAZARD's Step):
+* means over episodes (SPL, value rate, rescue score, ...) and ratios of sums (frames per
+  rescued object):
   a percentile bootstrap over episodes (:func:`bootstrap_ci`: seeded so that a table is
   reproducible; unlike scipy's ``stats.bootstrap`` it leaves out resamples whose statistic
   is undefined, as a ratio of sums is when a resample has no rescue).
@@ -62,7 +63,7 @@ def bootstrap_ci(samples: Sequence[Sequence[float]] | Sequence[float],
 
     ``samples`` is one sequence of per-episode values (the statistic defaults to their
     mean) or a tuple of equally long sequences resampled together (paired, as episodes),
-    with ``statistic(*arrays) -> float``: e.g. HAZARD's Step, ``sum(last) / sum(rescued)``.
+    with ``statistic(*arrays) -> float``: e.g. frames per rescued object, ``sum(last) / sum(rescued)``.
     Resamples whose statistic is undefined (NaN: e.g. no rescue at all in a resample of a
     ratio) are left out, which conditions the interval on the statistic being defined.
     One episode, or values that are all equal, give a zero-width interval.

@@ -67,7 +67,7 @@ class World:
             self.sync_from_physics()
         self.processes: list = []   # set by the env from the benchmark spec
         #: (xy, radius) of the bodies the env moves (the robot), set by the env before every frame,
-        #: for processes whose entities must not walk through them (DOZE's people)
+        #: for processes whose entities must not walk through them (walking people)
         self.body_discs: list[tuple[np.ndarray, float]] = []
 
     # ------------------------------------------------------------------ queries
