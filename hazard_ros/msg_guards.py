@@ -34,6 +34,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from hazard_sim.core.embodiment import MAX_ANGULAR_COMMAND, MAX_LINEAR_COMMAND
+
 FUTURE_TOLERANCE_S = 1.0        # a stamp may run ahead of the node's clock by this (topics are not ordered)
 STALE_TOLERANCE_S = 2.0         # ... and lag the newest accepted pose of its stream by this
 MAX_GAP_S = 120.0               # ... and lead it by this (the check while the clock is not running yet)
@@ -212,7 +214,8 @@ def good_detections(msg, now_ns: int | None = None) -> tuple[list, list[str]]:
     return good, bad
 
 
-def check_twist(msg, max_linear: float = 100.0, max_angular: float = 100.0) -> tuple[float, float]:
+def check_twist(msg, max_linear: float = MAX_LINEAR_COMMAND,
+                max_angular: float = MAX_ANGULAR_COMMAND) -> tuple[float, float]:
     """(linear.x, angular.z) of a finite geometry_msgs/Twist within the limits."""
     v = finite("linear.x", msg.linear.x)
     w = finite("angular.z", msg.angular.z)
