@@ -5,7 +5,7 @@
   hazard table --benchmark hazard/fire --agents random,rule,greedy,mcts [--out-dir DIR] [--workers K]
   hazard train-ppo --task fire --steps N --out-dir DIR [--envs K] [--resume]   (HAZARD's PPO agent)
   hazard benchmarks                        (the registered benchmark ids)
-  hazard dataset generate [--out DIR] | hazard dataset validate FILE...
+  hazard dataset generate [--out DIR] | hazard dataset validate FILE...   (any benchmark's episode files)
 
 ``--task fire`` is the older spelling of ``--benchmark hazard/fire`` (same results).
 """
@@ -20,8 +20,9 @@ from pathlib import Path
 
 from hazard_sim.agents import AGENT_GROUPS, agents_for
 from hazard_sim.core.spec import ALIASES, benchmark_ids, get_spec
-from hazard_sim.dataset import SPLITS, DatasetError
+from hazard_sim.dataset import SPLITS
 from hazard_sim.ray_cluster import RayUnavailable
+from hazard_sim.validation import DatasetError
 
 
 def _camera(a):
@@ -255,20 +256,18 @@ def cmd_dataset(a) -> int:
         for p in write_datasets(Path(a.out) if a.out else None):
             print(p)
         return 0
-    from hazard_sim.dataset import read_episode_file, validate_episode
+    from hazard_sim.validation import validate_file
     if not a.files:
         raise ValueError("dataset validate needs at least one FILE")
     failed = 0
-    for f in a.files:              # every file is checked; each bad one is reported, then exit 1
+    for f in a.files:              # every file is checked (any benchmark's); each bad one is reported, then exit 1
         try:
-            doc = read_episode_file(Path(f))
-            for i, ep in enumerate(doc["episodes"]):
-                validate_episode(ep, f"{f} episode {i}")
+            summary = validate_file(f)
         except DatasetError as e:
             print(f"hazard: error: {e}", file=sys.stderr)
             failed += 1
             continue
-        print(f"{f}: {len(doc['episodes'])} {doc['task']}/{doc['split']} episodes ok")
+        print(summary)
     return 1 if failed else 0
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from hazard_sim.catalog import category, pool_for
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
 from hazard_sim.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
+from hazard_sim.validation import DatasetError  # noqa: F401  (one DatasetError for every benchmark's files)
 
 FORMAT = "hazard-episodes"
 VERSION = 1
@@ -38,9 +39,6 @@ def scenes_for(task: str, split: str) -> tuple[str, ...]:
         return TRAIN_REGIONS if split == "train" else TEST_REGIONS
     raise ValueError(f"unknown task {task!r}: expected one of fire, flood, wind")
 
-
-class DatasetError(ValueError):
-    """A dataset file or episode record is malformed."""
 
 
 _vec2 = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}

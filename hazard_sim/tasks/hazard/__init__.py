@@ -22,6 +22,7 @@ from hazard_sim.metrics import aggregate
 from hazard_sim.scenes import build_scene
 from hazard_sim.tasks.hazard.paper import table_rows
 from hazard_sim.tasks.hazard.task import RescueMeasure, RescueTask
+from hazard_sim.validation import register_file_kind
 from hazard_sim.world import Entity, World
 
 FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
@@ -120,3 +121,16 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
 
 for _h in FRAME_LIMITS:
     register_benchmark(hazard_spec(_h), aliases=(_h,))
+
+
+def validate_file(path) -> str:
+    """``hazard dataset validate`` of a HAZARD episode file: its header, then every episode."""
+    from hazard_sim.dataset import read_episode_file
+    doc = read_episode_file(Path(path))
+    for i, ep in enumerate(doc["episodes"]):
+        validate_episode(ep, f"{path} episode {i}")
+    return f"{path}: {len(doc['episodes'])} {doc['task']}/{doc['split']} episodes ok"
+
+
+# HAZARD's files are the default kind: a file no other benchmark recognises gets HAZARD's messages
+register_file_kind("HAZARD", lambda doc, path: False, validate_file, default=True)
