@@ -68,6 +68,15 @@ def test_every_public_method_before_reset_says_call_reset(benchmark):
     assert issubclass(NotResetError, RuntimeError)      # what step raised before
 
 
+def test_the_hazard_env_says_call_reset_too():
+    from hazard_sim.tasks.hazard.env import HazardEnv
+    e = HazardEnv("fire", camera=CAMERA)
+    with pytest.raises(NotResetError, match=r"call reset\(\) before value_rate\(\)"):
+        e.value_rate()
+    with pytest.raises(NotResetError, match="call reset"):
+        e.rescued
+
+
 def test_esar_reports_with_a_class_that_is_not_a_name_are_refused():
     from hazard_sim.tasks.esar.task import ActionError, parse_action
     for cls in (["tent"], {"a": 1}, 3, None):

@@ -38,7 +38,7 @@ class NotResetError(RuntimeError):
     """An env method called before the first ``reset()`` (there is no world yet)."""
 
 
-def _after_reset(method):
+def after_reset(method):
     """Every public method that needs the world raises :class:`NotResetError` before the
     first ``reset()`` (the same error ``step`` gives), never an AttributeError."""
     @functools.wraps(method)
@@ -154,7 +154,7 @@ class EmbodiedEnv(gym.Env):
             raise NotResetError("call reset() before body")
         return self.agent
 
-    @_after_reset
+    @after_reset
     def task_description(self) -> dict:
         return self.task.describe(self)
 
@@ -177,7 +177,7 @@ class EmbodiedEnv(gym.Env):
             cols.append(c)
         return np.array(cols, np.uint8).reshape(-1, 3)
 
-    @_after_reset
+    @after_reset
     def sync_render_scene(self) -> None:
         """Bring the renderer's dynamic geometry (entities, process geometry, colours) up to
         date with the world (``observe`` and ``cast_rays`` do it themselves)."""
@@ -226,7 +226,7 @@ class EmbodiedEnv(gym.Env):
             fx = replace(fx or RenderEffects(), post=tuple((fx.post if fx else ())) + tuple(post))
         return fx
 
-    @_after_reset
+    @after_reset
     def observe(self, fields: bool = True, update_map: bool = True) -> dict:
         """Render the body's camera and read every sensor; updates what the body has seen
         (observed objects, the walking map unless ``update_map=False``). ``fields=False``
@@ -250,7 +250,7 @@ class EmbodiedEnv(gym.Env):
         self.last_obs = obs
         return obs
 
-    @_after_reset
+    @after_reset
     def render_view(self, position, rot):
         """Render the current world from camera ``position`` (3,) with world-from-optical
         ``rot`` (3x3), with the processes' surface and render effects (a ``Frame``)."""
@@ -260,14 +260,14 @@ class EmbodiedEnv(gym.Env):
         self.sync_render_scene()
         return self.renderer.render(pos, rot, self._surface(), effects=self._effects())
 
-    @_after_reset
+    @after_reset
     def cast_rays(self, rays: np.ndarray) -> np.ndarray:
         """Distances along rays (N, 6: origin, unit direction) to the first surface of the
         current scene (inf where nothing is hit)."""
         self.sync_render_scene()
         return self.renderer.cast_rays(rays)
 
-    @_after_reset
+    @after_reset
     def render(self):
         return self.last_obs["rgb"]
 
@@ -277,7 +277,7 @@ class EmbodiedEnv(gym.Env):
             close()
 
     # ================================================================ time
-    @_after_reset
+    @after_reset
     def advance(self, n: int = 1) -> int:
         """Advance up to ``n`` frames (fewer at the frame limit); return the frames done.
         World processes push the body where ``hazards_affect_agent`` is set."""
@@ -299,7 +299,7 @@ class EmbodiedEnv(gym.Env):
             raise NotResetError("call reset() before out_of_time")
         return self.world.frame >= self.frame_limit
 
-    @_after_reset
+    @after_reset
     def update_done(self) -> bool:
         """Mark the episode over when time is up or the task is accomplished; returns ``done``."""
         if not self.done:
@@ -307,7 +307,7 @@ class EmbodiedEnv(gym.Env):
         return self.done
 
     # ================================================================ motion
-    @_after_reset
+    @after_reset
     def is_free(self, xy) -> bool:
         """Whether the body may be at ``xy`` (inside the scene, off obstacles and, where
         processes act on the body, not where they block it). A 3-D point (x, y, z) of a body
@@ -324,7 +324,7 @@ class EmbodiedEnv(gym.Env):
         return not any(p.body_blocked(xy) for p in self.world.processes
                        if self.hazards_affect_agent or p.solid)
 
-    @_after_reset
+    @after_reset
     def move_body(self, xy) -> bool:
         """One collision-checked step of the body towards ``xy`` (sliding along obstacles);
         a bump is reported to the walking map (a bumper / touch sensor)."""
@@ -337,7 +337,7 @@ class EmbodiedEnv(gym.Env):
         near = goal_cells_near(self.grid, ~self.truth_solid, xy, self.agent.radius + 0.15)
         self.memory_map.bump(xy, near)
 
-    @_after_reset
+    @after_reset
     def speed_factor(self) -> float:
         """How much the world slows the body here (1 unless processes act on the body)."""
         if not self.hazards_affect_agent:
@@ -347,7 +347,7 @@ class EmbodiedEnv(gym.Env):
             f *= p.body_speed_factor(self.agent.xy)
         return f
 
-    @_after_reset
+    @after_reset
     def drive(self, twist: Twist) -> DriveResult:
         """One frame under a velocity command (clipped to the body's limits, slowed by the
         world where it acts on the body): time advances first, then the body moves. A command
@@ -364,7 +364,7 @@ class EmbodiedEnv(gym.Env):
         self.update_done()
         return result
 
-    @_after_reset
+    @after_reset
     def line_blocked(self, a, b) -> bool:
         """Whether a wall or building stands between 2-D points ``a`` and ``b``."""
         a, b = np.asarray(a[:2], float), np.asarray(b[:2], float)
@@ -385,7 +385,7 @@ class EmbodiedEnv(gym.Env):
         return False
 
     # ================================================================ actions
-    @_after_reset
+    @after_reset
     def step(self, action):
         if self.done:
             raise RuntimeError("episode is over; call reset()")
@@ -415,7 +415,7 @@ class EmbodiedEnv(gym.Env):
         return 0.0
 
     # ================================================================ results
-    @_after_reset
+    @after_reset
     def metrics(self) -> dict:
         m = {}
         for meas in self.measures:
