@@ -216,16 +216,16 @@ def good_detections(msg, now_ns: int | None = None) -> tuple[list, list[str]]:
 
 def check_twist(msg, max_linear: float = MAX_LINEAR_COMMAND,
                 max_angular: float = MAX_ANGULAR_COMMAND) -> tuple[float, float]:
-    """(linear.x, angular.z) of a finite geometry_msgs/Twist within the limits."""
+    """(linear.x, angular.z) of a finite geometry_msgs/Twist within the limits (linear.y / .z,
+    which a flying body takes, within the linear limit too: the body refuses anything beyond)."""
     v = finite("linear.x", msg.linear.x)
     w = finite("angular.z", msg.angular.z)
-    for k in "yz":
-        finite(f"linear.{k}", getattr(msg.linear, k))
+    side = [finite(f"linear.{k}", getattr(msg.linear, k)) for k in "yz"]
     for k in "xy":
         finite(f"angular.{k}", getattr(msg.angular, k))
-    if abs(v) > max_linear or abs(w) > max_angular:
-        raise Rejected(f"cmd_vel (linear.x {v:g}, angular.z {w:g}) beyond +-{max_linear:g} m/s, "
-                       f"+-{max_angular:g} rad/s")
+    if max(abs(v), *map(abs, side)) > max_linear or abs(w) > max_angular:
+        raise Rejected(f"cmd_vel (linear {v:g}, {side[0]:g}, {side[1]:g}, angular.z {w:g}) beyond "
+                       f"+-{max_linear:g} m/s, +-{max_angular:g} rad/s")
     return v, w
 
 

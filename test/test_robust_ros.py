@@ -180,3 +180,20 @@ def test_sim_node_ended_by_sigint_ends_the_launch_with_code_3(tmp_path):
     for pid in pids.values():                       # no node left running (a zombie counts as gone)
         stat = Path(f"/proc/{pid}/stat")
         assert not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z"
+
+
+def test_cmd_vel_beyond_the_body_limit_is_dropped_in_every_component():
+    """A flying body takes linear.y / .z: they are bounded like linear.x, so no cmd_vel reaches
+    the body's CommandError (which would stop the sim node's frame loop)."""
+    pytest.importorskip("rclpy")
+    from geometry_msgs.msg import Twist
+
+    from hazard_ros import msg_guards as mg
+    for axis in "xyz":
+        msg = Twist()
+        setattr(msg.linear, axis, 1e200)
+        with pytest.raises(mg.Rejected, match="beyond"):
+            mg.check_twist(msg)
+    msg = Twist()
+    msg.linear.y, msg.linear.z = 99.0, -99.0
+    assert mg.check_twist(msg) == (0.0, 0.0)
