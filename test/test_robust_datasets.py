@@ -7,6 +7,7 @@ import copy
 import gzip
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from hazard_sim.validation import DatasetError
 CAM = CameraSpec(width=16, height=16)
 NAN, INF = float("nan"), float("inf")
 ESAR_FILE = scenario.DATA_DIR / scenario.FILE_NAME
+DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "hazard" / "v1"     # HAZARD's episode files
 
 
 def _doze_episode():
@@ -125,7 +127,6 @@ def test_esar_validator_reports_files_it_cannot_read(tmp_path, capsys):
 
 def test_one_validate_command_for_every_benchmarks_files(tmp_path, capsys):
     from hazard_sim.cli import main
-    from hazard_sim.dataset import DATA_DIR
     good = [str(doze_ds.file_for(2, "test")), str(ESAR_FILE), str(DATA_DIR / "fire_test.json")]
     assert main(["dataset", "validate", *good]) == 0
     out = capsys.readouterr().out
@@ -161,7 +162,6 @@ def _copy_dataset(benchmark, root, change: bool):
         doc["tasks"][0]["time_of_day"] = 12.0 if change else doc["tasks"][0]["time_of_day"]
         (root / scenario.FILE_NAME).write_text(json.dumps(doc))
     else:
-        from hazard_sim.dataset import DATA_DIR
         doc = json.loads((DATA_DIR / "fire_test.json").read_text())
         doc["episodes"][0]["agent"]["yaw"] += 0.1 * change
         (root / "fire_test.json").write_text(json.dumps(doc, indent=1))

@@ -15,7 +15,7 @@ import numpy as np
 
 from hazard_sim.catalog import category
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
-from hazard_sim.dataset import dataset_path, load_dataset, load_episode, validate_episode
+from hazard_sim.dataset import dataset_path, load_dataset, load_episode, read_episode_file, validate_episode
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
 from hazard_sim.metrics import aggregate
@@ -125,7 +125,6 @@ for _h in FRAME_LIMITS:
 
 def validate_file(path) -> str:
     """``hazard dataset validate`` of a HAZARD episode file: its header, then every episode."""
-    from hazard_sim.dataset import read_episode_file
     doc = read_episode_file(Path(path))
     for i, ep in enumerate(doc["episodes"]):
         validate_episode(ep, f"{path} episode {i}")
