@@ -193,6 +193,18 @@ class Process:
     is_node: bool = False
     exec: str = ""
     namespace: str = ""
+    required: bool = False      # its end (whatever its exit code) ends the whole run
+
+
+def _required(body, ctx, where: str, default: bool) -> bool:
+    """``on_exit: shutdown`` (ROS 2 launch's spelling) makes a process required; every node is."""
+    if "on_exit" not in body:
+        return default
+    value = ctx.evaluate(body["on_exit"], where)
+    if value != "shutdown":
+        raise LaunchError(f"{where}: on_exit must be 'shutdown' (the only action hazard_launch supports), "
+                          f"got {value!r}")
+    return True
 
 
 @dataclass
@@ -308,7 +320,7 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
                 raise LaunchError(f"{where}: empty cmd")
             cmd += shlex.split(ctx.evaluate(body.get("args", ""), where))
             name = ctx.evaluate(body.get("name", Path(cmd[0]).name), where)
-            procs.append(Process(name, cmd, _env(body, ctx, where)))
+            procs.append(Process(name, cmd, _env(body, ctx, where), required=_required(body, ctx, where, False)))
         else:
             raise LaunchError(f"{where}: action {kind!r} is not supported by hazard_launch "
                               "(supported: arg, let, node, executable, group, set_env)")
@@ -346,7 +358,7 @@ def _node_process(body, ctx: Context, where: str) -> Process:
             raise LaunchError(f"{where}: remap entries need from and to, got {r!r}")
         ros += ["-r", f"{ctx.evaluate(r['from'], where)}:={ctx.evaluate(r['to'], where)}"]
     extra = shlex.split(ctx.evaluate(body.get("ros_args", ""), where))
-    return Process(name, cmd + ros + extra, _env(body, ctx, where), True, exe, ns)
+    return Process(name, cmd + ros + extra, _env(body, ctx, where), True, exe, ns, _required(body, ctx, where, True))
 
 
 def _entry_point(pkg: str, exe: str) -> tuple[str, str] | None:

@@ -34,9 +34,18 @@ process (the console script of ``exec``) with
 output is printed with a ``[name]`` prefix. Ctrl-C (or SIGTERM) sends SIGINT
 to every child, SIGTERM after ``--grace`` seconds, SIGKILL after that. A node
 that exits with an error is reported by name and exit code and the others are
-stopped (exit status 1). The launcher also stops when the simulator publishes
-``episode/metrics`` (printed as JSON; ``--metrics-out FILE`` saves them), when
-the node named by ``--exit-on`` exits, or when every process has ended.
+stopped. The launcher also stops when the simulator publishes ``episode/metrics``
+(printed as JSON; ``--metrics-out FILE`` saves them), when a required process
+ends (every node; an executable with ``on_exit: shutdown``), whatever its exit
+code, when the process named by ``--exit-on`` exits, or when every process has ended.
+
+Exit codes: 0 only when the run finished: its episode's metrics arrived (and were
+written to ``--metrics-out``); in a launch without an episode (no sim_node, or
+``--no-exit-on-metrics``), when every process or the ``--exit-on`` one ended with 0.
+1: a process crashed or could not start, or the metrics could not be written.
+2: a bad argument or launch file (nothing started). 3: a required node ended (with
+0) before the episode finished. 128 + N: stopped by signal N (130 Ctrl-C, 143 SIGTERM).
+The ``--exit-on`` process's own non-zero code is passed on.
 """
 from __future__ import annotations
 
@@ -52,6 +61,10 @@ import time
 from pathlib import Path
 
 DEFAULT_LAUNCH_FILE = "hazard.launch.yaml"
+# exit codes (docs/robustness.md): 0 only when the run finished (its episode's metrics arrived and
+# were written; without an episode: every process, or the --exit-on one, ended with 0)
+EXIT_OK, EXIT_CRASHED, EXIT_BAD_ARGUMENT, EXIT_UNFINISHED = 0, 1, 2, 3     # 128 + N: stopped by signal N
+METRICS_GRACE_S = 5.0       # a required node that ended with 0: how long its episode's metrics may take
 
 
 # Fast DDS participant profile for large images on one machine: a 32 MB shared-memory
@@ -158,6 +171,8 @@ class Runner:
         self.stop_reason: str | None = None
         self.exit_code = 0
         self.metrics: dict | None = None
+        self.episode = False                # the run has an episode whose metrics are watched
+        self.metrics_grace = METRICS_GRACE_S
         self.linger = 0.0                   # seconds to let the others run after a stop request
 
     def say(self, name: str, line: str) -> None:
@@ -181,7 +196,7 @@ class Runner:
                                         preexec_fn=_die_with_parent if _PRCTL is not None else None)
             except OSError as exc:
                 self.say("launcher", f"cannot start {p.name}: {exc}")
-                self.request_stop(f"{p.name} could not start", 1)
+                self.request_stop(f"{p.name} could not start", EXIT_CRASHED)
                 break
             self.children[p.name] = proc
             self.say("launcher", f"started {p.name} (pid {proc.pid})")
@@ -199,28 +214,49 @@ class Runner:
     def wait(self, poll: float = 0.05) -> int:
         """Supervise until a stop is requested or every child has ended; then stop all."""
         ended: set[str] = set()
+        required = {p.name for p in self.desc.processes if p.required}
         while self.stop_reason is None:
             for name, proc in self.children.items():
                 rc = proc.poll()
                 if rc is None or name in ended:
                     continue
                 ended.add(name)
-                if name == self.exit_on:
-                    self.say("launcher", f"{name} exited with code {rc} (--exit-on); stopping the others")
-                    self.request_stop(f"{name} exited", rc)
-                elif rc != 0:
+                if rc != 0 and name != self.exit_on:
                     how = f"exit code {rc}" if rc > 0 else f"signal {signal.Signals(-rc).name}"
                     self.say("launcher", f"process {name!r} crashed ({how}); stopping the others")
-                    self.request_stop(f"{name} crashed", 1)
+                    self.request_stop(f"{name} crashed", EXIT_CRASHED)
+                elif name == self.exit_on or name in required:
+                    why = "--exit-on" if name == self.exit_on else "a required process"
+                    self.say("launcher", f"{name} exited with code {rc} ({why}); stopping the others")
+                    self._ended(name, rc)
                 else:
                     self.say("launcher", f"{name} finished cleanly")
+                if self.stop_reason is not None:
+                    break
             if self.stop_reason is None and len(ended) == len(self.children):
-                self.request_stop("all processes ended")
+                self._ended(None, 0)
             time.sleep(poll)
         if self.linger > 0 and self.stop_reason == "episode finished":
             time.sleep(self.linger)         # let recorders and loggers take the last messages
         self.shutdown()
         return self.exit_code
+
+    def _ended(self, name: str | None, rc: int) -> None:
+        """A required (or --exit-on) process ``name`` ended with ``rc``, or (None) every process
+        did. Where the run has an episode, it counts as finished only once its metrics arrived
+        (the node may have ended because the episode did: its metrics get a moment to arrive)."""
+        what = "all processes ended" if name is None else f"{name} exited"
+        if rc != 0:
+            self.request_stop(what, rc if name == self.exit_on else EXIT_CRASHED)
+        elif not self.episode:
+            self.request_stop(what, EXIT_OK)
+        else:
+            deadline = time.monotonic() + self.metrics_grace
+            while self.metrics is None and self.stop_reason is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if self.metrics is None:
+                self.say("launcher", f"{what} before the episode finished (no episode/metrics)")
+            self.request_stop(f"{what} before the episode finished", EXIT_UNFINISHED)
 
     def shutdown(self) -> None:
         """SIGINT to every live child, SIGTERM after the grace period, then SIGKILL."""
@@ -284,6 +320,17 @@ def _watch_metrics(runner: Runner, topic: str, stop: threading.Event) -> None:
         rclpy.shutdown(context=ctx)
 
 
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds in [0, 600]."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0.0 <= v <= 600.0:                  # (NaN fails too)
+        raise argparse.ArgumentTypeError(f"must be in [0, 600] s, got {text}")
+    return v
+
+
 def resolve_launch_path(positional: list[str]) -> Path:
     if not positional:
         return find_package_share(PACKAGE) / "launch" / DEFAULT_LAUNCH_FILE
@@ -307,6 +354,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--metrics-out", metavar="FILE", help="also write the final metrics JSON here")
     ap.add_argument("--linger", type=float, default=1.0,
                     help="seconds the processes keep running after the final metrics (default 1)")
+    ap.add_argument("--metrics-grace", type=_seconds, default=METRICS_GRACE_S, metavar="S",
+                    help="when a required node ends with 0, how long its episode's metrics may take to arrive "
+                         f"(default {METRICS_GRACE_S:g})")
     ap.add_argument("--no-dds-profile", action="store_true",
                     help="do not give the children the large-data Fast DDS profile")
     ap.add_argument("--print", dest="dry", action="store_true", help="print the commands, start nothing")
@@ -333,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             raise LaunchError(f"--exit-on {opts.exit_on!r}: no such process; processes: {', '.join(names)}")
     except LaunchError as exc:
         print(f"hazard_launch: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_ARGUMENT
     if opts.dry:
         for p in desc.processes:
             env = " ".join(f"{k}={shlex.quote(v)}" for k, v in p.env.items())
@@ -353,10 +403,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.update(base_env)                 # the metrics watcher's participant too
     runner = Runner(desc, opts.grace, opts.exit_on, base_env=base_env)
     runner.linger = max(0.0, opts.linger)
+    runner.metrics_grace = opts.metrics_grace
 
     def on_signal(signum, frame):
         runner.say("launcher", f"{signal.Signals(signum).name}: stopping")
-        runner.request_stop("interrupted", 0)
+        runner.request_stop("interrupted", 128 + signum)
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
 
@@ -365,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     runner.start()         # before any other thread: fork + preexec_fn is unsafe with threads running
     sim = next((p for p in desc.processes if p.is_node and p.exec == "sim_node"), None)
     if sim is not None and not opts.no_exit_on_metrics:
+        runner.episode = True
         ns = sim.namespace.strip("/")
         topic = f"/{ns}/episode/metrics" if ns else "/episode/metrics"
         watcher = threading.Thread(target=_watch_metrics, args=(runner, topic, stop), daemon=True)
@@ -379,7 +431,11 @@ def main(argv: list[str] | None = None) -> int:
         text = json.dumps(runner.metrics, indent=2, sort_keys=True)
         print(text)
         if opts.metrics_out:
-            Path(opts.metrics_out).write_text(text + "\n")
+            try:
+                Path(opts.metrics_out).write_text(text + "\n")
+            except OSError as exc:
+                runner.say("launcher", f"cannot write --metrics-out {opts.metrics_out}: {exc.strerror or exc}")
+                code = EXIT_CRASHED if code == EXIT_OK else code
     runner.say("launcher", f"done ({runner.stop_reason})")
     if watcher is not None and watcher.is_alive():
         # still inside rclpy (a DDS participant slow to come up under load): the interpreter's

@@ -34,6 +34,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from hazard_sim.core.embodiment import MAX_ANGULAR_COMMAND, MAX_LINEAR_COMMAND
+
 FUTURE_TOLERANCE_S = 1.0        # a stamp may run ahead of the node's clock by this (topics are not ordered)
 STALE_TOLERANCE_S = 2.0         # ... and lag the newest accepted pose of its stream by this
 MAX_GAP_S = 120.0               # ... and lead it by this (the check while the clock is not running yet)
@@ -212,17 +214,18 @@ def good_detections(msg, now_ns: int | None = None) -> tuple[list, list[str]]:
     return good, bad
 
 
-def check_twist(msg, max_linear: float = 100.0, max_angular: float = 100.0) -> tuple[float, float]:
-    """(linear.x, angular.z) of a finite geometry_msgs/Twist within the limits."""
+def check_twist(msg, max_linear: float = MAX_LINEAR_COMMAND,
+                max_angular: float = MAX_ANGULAR_COMMAND) -> tuple[float, float]:
+    """(linear.x, angular.z) of a finite geometry_msgs/Twist within the limits (linear.y / .z,
+    which a flying body takes, within the linear limit too: the body refuses anything beyond)."""
     v = finite("linear.x", msg.linear.x)
     w = finite("angular.z", msg.angular.z)
-    for k in "yz":
-        finite(f"linear.{k}", getattr(msg.linear, k))
+    side = [finite(f"linear.{k}", getattr(msg.linear, k)) for k in "yz"]
     for k in "xy":
         finite(f"angular.{k}", getattr(msg.angular, k))
-    if abs(v) > max_linear or abs(w) > max_angular:
-        raise Rejected(f"cmd_vel (linear.x {v:g}, angular.z {w:g}) beyond +-{max_linear:g} m/s, "
-                       f"+-{max_angular:g} rad/s")
+    if max(abs(v), *map(abs, side)) > max_linear or abs(w) > max_angular:
+        raise Rejected(f"cmd_vel (linear {v:g}, {side[0]:g}, {side[1]:g}, angular.z {w:g}) beyond "
+                       f"+-{max_linear:g} m/s, +-{max_angular:g} rad/s")
     return v, w
 
 

@@ -5,7 +5,7 @@
   hazard table --benchmark hazard/fire --agents random,rule,greedy,mcts [--out-dir DIR] [--workers K]
   hazard train-ppo --task fire --steps N --out-dir DIR [--envs K] [--resume]   (HAZARD's PPO agent)
   hazard benchmarks                        (the registered benchmark ids)
-  hazard dataset generate [--out DIR] | hazard dataset validate FILE...
+  hazard dataset generate [--out DIR] | hazard dataset validate FILE...   (any benchmark's episode files)
 
 ``--task fire`` is the older spelling of ``--benchmark hazard/fire`` (same results).
 """
@@ -15,12 +15,16 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 from pathlib import Path
 
 from hazard_sim.agents import agents_for, all_agent_names, cli_kwargs
-from hazard_sim.core.spec import ALIASES, DEFAULT_SPLITS, DatasetError, benchmark_ids, get_spec
+from hazard_sim.core.spec import ALIASES, DEFAULT_SPLITS, benchmark_ids, get_spec
+from hazard_sim.llm.client import MAX_RETRIES, MAX_TIMEOUT_S
 from hazard_sim.ray_cluster import RayUnavailable
+from hazard_sim.sweep_io import SweepInterrupted, check_results_path
+from hazard_sim.validation import DatasetError
 
 
 def _camera(a):
@@ -57,15 +61,15 @@ def _float_in(lo: float, hi: float, open_ends: bool = False):
 
 
 def _check_file_out(path: str | None, option: str) -> None:
-    """An output file: not a directory, in a directory that exists (or can be made) and is writable."""
+    """An output file: opened for appending (not by its permission bits), a regular file or a
+    new one, in a directory that exists (or can be made)."""
     if not path:
         return
     p = Path(path)
     if p.is_dir():
         raise ValueError(f"{option} {path}: is a directory; give a file name")
     _check_dir_out(str(p.parent) if str(p.parent) else ".", option)
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ValueError(f"{option} {path}: not writable")
+    check_results_path(p, option)
 
 
 def _check_dir_out(path: str | None, option: str) -> None:
@@ -250,20 +254,18 @@ def cmd_dataset(a) -> int:
         for p in write_datasets(Path(a.out) if a.out else None):
             print(p)
         return 0
-    from hazard_sim.tasks.hazard.dataset import read_episode_file, validate_episode
+    from hazard_sim.validation import validate_file
     if not a.files:
         raise ValueError("dataset validate needs at least one FILE")
     failed = 0
-    for f in a.files:              # every file is checked; each bad one is reported, then exit 1
+    for f in a.files:              # every file is checked (any benchmark's); each bad one is reported, then exit 1
         try:
-            doc = read_episode_file(Path(f))
-            for i, ep in enumerate(doc["episodes"]):
-                validate_episode(ep, f"{f} episode {i}")
+            summary = validate_file(f)
         except DatasetError as e:
             print(f"hazard: error: {e}", file=sys.stderr)
             failed += 1
             continue
-        print(f"{f}: {len(doc['episodes'])} {doc['task']}/{doc['split']} episodes ok")
+        print(summary)
     return 1 if failed else 0
 
 
@@ -304,8 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
         llm.add_argument("--llm-base-url", metavar="URL",
                          help="endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL; key: "
                               "$OPENAI_API_KEY)")
-        llm.add_argument("--llm-timeout", type=float, metavar="S", help="seconds per request (default 60)")
-        llm.add_argument("--llm-retries", type=int, metavar="N", help="retries of a failed request (default 2)")
+        llm.add_argument("--llm-timeout", type=_float_in(0.0, MAX_TIMEOUT_S, open_ends=True), metavar="S",
+                         help=f"seconds per request, more than 0 and less than {MAX_TIMEOUT_S:g} (default 60)")
+        llm.add_argument("--llm-retries", type=_int_in(0, MAX_RETRIES), metavar="N",
+                         help=f"retries of a failed request, 0..{MAX_RETRIES} (default 2)")
         llm.add_argument("--llm-transcript-dir", metavar="DIR",
                          help="where the per-episode transcripts go (default runs/llm)")
 
@@ -381,6 +385,14 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except SweepInterrupted as e:       # Ctrl-C / SIGTERM of a sweep: what was written stays
+        where = f" in {e.path}; the same command resumes" if e.path else ""
+        print(f"\nhazard: interrupted by {signal.Signals(e.signum).name}: {e.kept} result(s) kept{where}",
+              file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("\nhazard: interrupted", file=sys.stderr)
+        return 130
     except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError, FileExistsError,
             RayUnavailable) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)

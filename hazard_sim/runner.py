@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -15,6 +16,10 @@ from hazard_sim.agents import make_agent
 from hazard_sim.core.env import EmbodiedEnv, processes_act_on_body_flag
 from hazard_sim.core.spec import get_spec
 from hazard_sim.render.camera import CameraSpec
+from hazard_sim.sweep_io import SweepInterrupted, interruptible, kill_workers, open_results, read_sweep, worker_init
+
+__all__ = ["bench", "run_episode", "make_env", "read_sweep", "load_results", "sweep_config", "SweepInterrupted",
+           "default_workers"]
 
 
 def make_env(benchmark: str, split: str = "test", episode: int = 0, **kw):
@@ -76,27 +81,6 @@ def load_results(path: Path) -> list[dict]:
     return read_sweep(path)[0]
 
 
-def read_sweep(path: Path) -> tuple[list[dict], int]:
-    """The JSON-object lines of a sweep file, and how many other lines it has (a line
-    torn by an interruption, or junk)."""
-    if not path.exists():
-        return [], 0
-    out, junk = [], 0
-    for line in path.read_text().splitlines():
-        if not line.strip():
-            continue
-        try:
-            d = json.loads(line)
-        except json.JSONDecodeError:
-            junk += 1
-            continue
-        if isinstance(d, dict) and isinstance(d.get("config"), dict):
-            out.append(d)
-        else:
-            junk += 1
-    return out, junk
-
-
 def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int = 0,
                  agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(),
                  render_backend: str = "auto", processes_act_on_body: bool = False,
@@ -134,8 +118,10 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
     have: set[int] = set()
     for d in stored:
         e = d["config"].get("episode")
-        if e in configs and d["config"] == configs[e]:
-            if e in have:
+        if isinstance(e, int) and e in configs and d["config"] == configs[e]:
+            if not _usable(spec, d, e):
+                junk += 1
+            elif e in have:
                 dupes += 1
             else:
                 have.add(e)
@@ -145,16 +131,16 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
     if progress and path and (junk or dupes or other or results):
         print(f"{path}: reusing {len(results)} result(s); ignored {dupes} duplicate(s), {other} of other "
               f"configurations, {junk} unreadable line(s)", file=sys.stderr, flush=True)
-    if path and path.exists() and path.stat().st_size:
+    fh = open_results(path) if path else None
+    if fh is not None and fh.tell():
         with open(path, "rb") as f:
             f.seek(-1, 2)
             torn = f.read(1) != b"\n"
         if torn:                       # start appended results on a fresh line
-            with open(path, "a") as f:
-                f.write("\n")
+            fh.write("\n")
+            fh.flush()
     jobs = [dict(benchmark=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs,
                  **run_kw) for e in episodes if e not in have]
-    fh = open(path, "a") if path else None
 
     def record(r):
         r["config"] = configs[r["episode"]]
@@ -168,28 +154,52 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
                   f"{line} ({r['wall_time_s']:.1f} s)",
                   file=sys.stderr, flush=True)
 
-    try:
-        if ray_address:
-            from hazard_sim.ray_cluster import run_tasks
-            for r in run_tasks(ray_address, _run_one, jobs):
-                record(r)
-        elif workers <= 1 or len(jobs) <= 1:
-            for j in jobs:
-                record(_run_one(j))
-        else:
-            # forkserver: workers never inherit the parent's OpenGL state (llvmpipe's threads do
-            # not survive fork) and start from a clean interpreter
-            ctx = multiprocessing.get_context("forkserver")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    pool = None
+    with interruptible():
+        try:
+            if ray_address:
+                from hazard_sim.ray_cluster import run_tasks
+                for r in run_tasks(ray_address, _run_one, jobs):
+                    record(r)
+            elif workers <= 1 or len(jobs) <= 1:
+                for j in jobs:
+                    record(_run_one(j))
+            else:
+                # spawn: workers start from a clean interpreter (they never inherit the parent's OpenGL
+                # state: llvmpipe's threads do not survive fork) as children of this process, so that
+                # they die with it (sweep_io.worker_init); not used as a context manager, whose exit
+                # would wait for the episodes under way
+                ctx = multiprocessing.get_context("spawn")
+                pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
+                                           initargs=(os.getpid(),))
                 futs = [pool.submit(_run_one, j) for j in jobs]
                 for f in as_completed(futs):
                     record(f.result())
-    finally:
-        if fh:
-            fh.close()
+                pool.shutdown(wait=True)
+        except KeyboardInterrupt as e:     # Ctrl-C or SIGTERM: keep what is written, drop what runs
+            if pool is not None:
+                kill_workers(pool)
+            signum = e.signum if isinstance(e, SweepInterrupted) else int(signal.SIGINT)
+            raise SweepInterrupted(signum, len(results), None if path is None else str(path)) from None
+        finally:
+            if fh:
+                fh.close()
     results.sort(key=lambda r: r["episode"])
     return {"benchmark": task, "split": split, "agent": agent, **spec.aggregate(results), "results": results,
             "ignored": {"duplicates": dupes, "other_configurations": other, "unreadable_lines": junk}}
+
+
+def _usable(spec, d: dict, episode: int) -> bool:
+    """A stored result of this sweep's configuration that the table can use: its ``episode`` is
+    the configuration's and the benchmark's aggregate takes it (wrong-typed or missing metrics
+    make it raise)."""
+    if d.get("episode") != episode or isinstance(d.get("episode"), bool):
+        return False
+    try:
+        spec.aggregate([d])
+    except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError):
+        return False
+    return True
 
 
 def default_workers() -> int:

@@ -169,11 +169,35 @@ class GroundTruthDetector(Detector):
     needs_segmentation = True
     _DIRECT_MAX_ID = 1 << 20          # above this, ids are compacted before find_objects
 
+    MAX_CLASSES = 10_000              # distinct class names: far more than any label set
+
     def __init__(self, labels: dict[int, str] | None = None, classes: Sequence[str] | None = None,
                  confidence: float = 0.0, min_pixels: int = 3):
         super().__init__(classes, confidence)
         self.labels = dict(labels or {})
         self.min_pixels = int(min_pixels)
+
+    def set_classes(self, classes: Sequence[str] | None) -> list[str]:
+        """Restrict detections to these labels (None: every labelled id). Linear in the number of
+        names, and at most :attr:`MAX_CLASSES` distinct ones: a ``perception/set_classes`` of
+        100,000 names is refused at once (DetectorInputError), never worked through while the
+        node cannot stop. Names are stripped; empty ones and repeats are dropped."""
+        if classes is None:
+            self._classes = None
+            return []
+        if isinstance(classes, str):
+            raise DetectorInputError(f"classes must be a list of names, got the string {classes[:60]!r}")
+        unique: dict[str, None] = {}          # insertion-ordered set: first occurrence kept
+        for c in classes:
+            if not isinstance(c, str):
+                raise DetectorInputError(f"class names must be strings, got {str(c)[:60]!r}")
+            c = c.strip()
+            if c:
+                unique[c] = None
+                if len(unique) > self.MAX_CLASSES:
+                    raise DetectorInputError(f"more than {self.MAX_CLASSES} class names")
+        self._classes = list(unique)
+        return []
 
     def detect(self, rgb, extra=None) -> list[Detection]:
         extra = extra or {}

@@ -184,6 +184,13 @@ def parse_class_list(text: str) -> list[str]:
     return data
 
 
+def _short(classes, n: int = 10) -> str:
+    """A class list for a log line: at most ``n`` names, then how many more."""
+    if not isinstance(classes, (list, tuple)) or len(classes) <= n:
+        return str(classes)
+    return f"{list(classes[:n])} and {len(classes) - n} more"
+
+
 def to_detection2d(det: Detection, header: Header) -> Detection2D:
     d = Detection2D(header=header)
     d.id = "" if det.instance_id is None else str(det.instance_id)
@@ -315,7 +322,7 @@ class PerceptionNode(Node):
             self.class_error = str(exc)
             if fatal:
                 raise
-            self.get_logger().error(f"cannot set classes {classes} ({source}): {exc}")
+            self.get_logger().error(f"cannot set classes {_short(classes)} ({source}): {exc}")
             return False
         self.classes_source, self.class_error = source, None
         if self.unknown_classes:
@@ -360,7 +367,7 @@ class PerceptionNode(Node):
             self.get_logger().error(self.class_error)
         else:
             if self._apply_classes(classes, "set_classes"):
-                self.get_logger().info(f"classes set to {self.detector.classes}")
+                self.get_logger().info(f"classes set to {_short(self.detector.classes)}")
         self._publish_classes()
 
     def _on_labels(self, msg: LabelInfo) -> None:

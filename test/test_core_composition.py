@@ -42,7 +42,7 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
     "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
     "hazard_sim/embodiment/locobot.py": (14, "the LoCoBot body's own module (a shared body named after its robot)"),
-    "hazard_sim/embodiment/multirotor.py": (10, "the multirotor body's own module (a shared body named after itself)"),
+    "hazard_sim/embodiment/multirotor.py": (11, "the multirotor body's own module (a shared body named after itself)"),
     "hazard_sim/navigation/gait.py": (4, "HAZARD's walking law, shared by the embedded controllers and ROS (item 3)"),
     "hazard_sim/navigation/stand_off.py": (1, "HAZARD's walk_to stand-off (item 3: into HAZARD's locomotion)"),
     "hazard_ros/launcher.py": (15, "the default launch file (hazard.launch.yaml) and the DDS profile's transport ids"),

@@ -292,11 +292,11 @@ def test_bad_input_gives_clear_errors(tmp_path):
         EmbodiedEnv("doze/level1", episode_spec=episode(xy=(0.01, 0.01)), camera=CAM).reset()
     bad = tmp_path / "level1_test.json.gz"
     bad.write_bytes(b"not gzip at all")
-    with pytest.raises(ds.DatasetError, match="not a readable DOZE episode file"):
+    with pytest.raises(ds.DatasetError, match="level1_test.json.gz: not valid JSON"):
         ds.load(1, "test", 0, root=tmp_path)
     with gzip.open(tmp_path / "level2_test.json.gz", "wt") as fh:
-        json.dump({"episodes": [{"id": 3}]}, fh)
-    with pytest.raises(ds.DatasetError, match="episode 0: field 'id' has type int"):
+        json.dump({"benchmark": "doze/level2", "split": "test", "version": 1, "episodes": [{"id": 3}]}, fh)
+    with pytest.raises(ds.DatasetError, match="episode 0: id must be a string, got int 3"):
         ds.load(2, "test", 0, root=tmp_path)
     with pytest.raises(IndexError, match="episodes 0..623"):
         ds.load(1, "test", 10 ** 6)

@@ -318,10 +318,10 @@ def test_bad_input_gets_clear_errors():
         validate_episode(_episode(time_of_day=25))
     with pytest.raises(DatasetError, match="version"):
         validate_dataset({"version": "esar-v0", "events": [], "tasks": []})
-    with pytest.raises(DatasetError, match="unknown clue class"):
-        validate_dataset({"version": "esar-v1", "tasks": [], "events": [
-            {"event": 0, "map": "alpine", "snapshots": [{"snapshot": 0, "victims": [
-                {"posture": "lying", "position": [1, 2, 3]}], "clues": [{"class": "ufo", "position": [1, 2, 3]}]}]}]})
+    bad = json.loads(json.dumps(load_dataset()))
+    bad["events"][0]["snapshots"][0]["clues"][0]["class"] = "ufo"
+    with pytest.raises(DatasetError, match=r"event 0 snapshot 0: clues\[0\].class 'ufo' is not one of"):
+        validate_dataset(bad)
     with pytest.raises(ActionError, match="unknown ESAR action"):
         parse_action("fly_to_the_moon")
     with pytest.raises(ActionError, match="unknown clue class"):

@@ -1,7 +1,7 @@
 """hazard_launch's process lifecycle with real nodes: children die with a SIGKILLed launcher,
-every exit code is the documented one (0 clean stop / Ctrl-C, 1 a node crashed, 2 a bad
-argument) and never 134 ("terminate called without an active exception"), and many quick
-launches start their children without the subprocess start-up race."""
+every exit code is the documented one (130 Ctrl-C, 1 a node crashed, 2 a bad argument; 0 and 3
+in test_robust_ros.py) and never 134 ("terminate called without an active exception"), and many
+quick launches start their children without the subprocess start-up race."""
 from __future__ import annotations
 
 import os
@@ -93,12 +93,12 @@ def test_children_die_with_a_sigkilled_launcher(tmp_path):
 
 def test_exit_codes_are_the_documented_ones(tmp_path):
     pytest.importorskip("rclpy")
-    # Ctrl-C: 0
+    # Ctrl-C: 130 (the run did not finish)
     proc = _launch(tmp_path, NODES)
     _read_until(proc, *UP, timeout=60)
     proc.send_signal(signal.SIGINT)
     out, _ = proc.communicate(timeout=40)
-    assert proc.returncode == 0, out[-3000:]
+    assert proc.returncode == 130, out[-3000:]
     assert "terminate called" not in out and "Traceback" not in out, out[-3000:]
     # a node that cannot start (bad parameter): 1, the others stopped
     proc = _launch(tmp_path, NODES.replace("- {name: task, value: fire}", "- {name: task, value: lava}"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,36 @@ class Twist:
 
     def finite(self) -> bool:
         return all(math.isfinite(v) for v in (self.vx, self.vy, self.vz, self.wz))
+
+
+MAX_LINEAR_COMMAND = 100.0      # m/s: a command beyond this is no body's (ROS cmd_vel uses the same bound)
+MAX_ANGULAR_COMMAND = 100.0     # rad/s
+
+
+class CommandError(ValueError):
+    """A velocity command no body can take: not a Twist, not numbers, not finite, or absurd
+    (beyond :data:`MAX_LINEAR_COMMAND` / :data:`MAX_ANGULAR_COMMAND`). Raised before anything moves."""
+
+
+def check_command(twist) -> Twist:
+    """``twist`` as a Twist of plain floats, or :class:`CommandError` naming the component at fault.
+    Speeds within the bounds but beyond the body's limits are fine: the body clips them."""
+    if not isinstance(twist, Twist):
+        raise CommandError(f"a velocity command is a Twist(vx, vy, vz, wz), got {type(twist).__name__}")
+    out = []
+    for name, limit in (("vx", MAX_LINEAR_COMMAND), ("vy", MAX_LINEAR_COMMAND), ("vz", MAX_LINEAR_COMMAND),
+                        ("wz", MAX_ANGULAR_COMMAND)):
+        v = getattr(twist, name)
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise CommandError(f"velocity command {name} must be a number, got {v!r}")
+        v = float(v)
+        if not math.isfinite(v):
+            raise CommandError(f"velocity command must be finite: {name} is {v}")
+        if abs(v) > limit:
+            unit = "rad/s" if name == "wz" else "m/s"
+            raise CommandError(f"velocity command {name} = {v:g} {unit} is beyond +-{limit:g} {unit}")
+        out.append(v)
+    return Twist(*out)
 
 
 @dataclass(frozen=True)
@@ -155,7 +186,7 @@ class GroundBody(Embodiment):
         return Motion(False, True, xy)
 
     def apply(self, twist: Twist, dt: float, free, speed_factor: float = 1.0) -> Motion:
-        t = self.limits.clip(twist)
+        t = self.limits.clip(check_command(twist))
         if t.wz:
             self.yaw = wrap_angle(self.yaw + t.wz * dt)
         if abs(t.vx) <= 1e-9 and abs(t.vy) <= 1e-9:

@@ -14,6 +14,7 @@ sensors), :meth:`cast_rays` (LiDAR), :meth:`is_free` / :meth:`line_blocked`
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from hazard_sim.core.embodiment import Motion, Twist
+from hazard_sim.core.embodiment import Motion, Twist, check_command
 from hazard_sim.core.frames import EFFECT_ID_BASE, FRAME_DT
 from hazard_sim.core.outcome import ActionResult, Status
 from hazard_sim.core.sensors import SENSORS
@@ -41,6 +42,21 @@ def processes_act_on_body_flag(processes_act_on_body: bool, hazards_affect_agent
     import warnings
     warnings.warn("hazards_affect_agent is deprecated: use processes_act_on_body", DeprecationWarning, stacklevel=3)
     return bool(processes_act_on_body or hazards_affect_agent)
+
+
+class NotResetError(RuntimeError):
+    """An env method called before the first ``reset()`` (there is no world yet)."""
+
+
+def after_reset(method):
+    """Every public method that needs the world raises :class:`NotResetError` before the
+    first ``reset()`` (the same error ``step`` gives), never an AttributeError."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kw):
+        if self.world is None:
+            raise NotResetError(f"call reset() before {method.__name__}()")
+        return method(self, *args, **kw)
+    return guarded
 
 
 @dataclass
@@ -149,8 +165,11 @@ class EmbodiedEnv(gym.Env):
 
     @property
     def body(self):
+        if self.world is None:
+            raise NotResetError("call reset() before body")
         return self.agent
 
+    @after_reset
     def task_description(self) -> dict:
         return self.task.describe(self)
 
@@ -173,6 +192,7 @@ class EmbodiedEnv(gym.Env):
             cols.append(c)
         return np.array(cols, np.uint8).reshape(-1, 3)
 
+    @after_reset
     def sync_render_scene(self) -> None:
         """Bring the renderer's dynamic geometry (entities, process geometry, colours) up to
         date with the world (``observe`` and ``cast_rays`` do it themselves)."""
@@ -221,6 +241,7 @@ class EmbodiedEnv(gym.Env):
             fx = replace(fx or RenderEffects(), post=tuple((fx.post if fx else ())) + tuple(post))
         return fx
 
+    @after_reset
     def observe(self, fields: bool = True, update_map: bool = True) -> dict:
         """Render the body's camera and read every sensor; updates what the body has seen
         (observed objects, the walking map unless ``update_map=False``). ``fields=False``
@@ -244,6 +265,7 @@ class EmbodiedEnv(gym.Env):
         self.last_obs = obs
         return obs
 
+    @after_reset
     def render_view(self, position, rot):
         """Render the current world from camera ``position`` (3,) with world-from-optical
         ``rot`` (3x3), with the processes' surface and render effects (a ``Frame``)."""
@@ -253,12 +275,14 @@ class EmbodiedEnv(gym.Env):
         self.sync_render_scene()
         return self.renderer.render(pos, rot, self._surface(), effects=self._effects())
 
+    @after_reset
     def cast_rays(self, rays: np.ndarray) -> np.ndarray:
         """Distances along rays (N, 6: origin, unit direction) to the first surface of the
         current scene (inf where nothing is hit)."""
         self.sync_render_scene()
         return self.renderer.cast_rays(rays)
 
+    @after_reset
     def render(self):
         return self.last_obs["rgb"]
 
@@ -268,6 +292,7 @@ class EmbodiedEnv(gym.Env):
             close()
 
     # ================================================================ time
+    @after_reset
     def advance(self, n: int = 1) -> int:
         """Advance up to ``n`` frames (fewer at the frame limit); return the frames done.
         World processes push the body where ``processes_act_on_body`` is set."""
@@ -286,8 +311,11 @@ class EmbodiedEnv(gym.Env):
 
     @property
     def out_of_time(self) -> bool:
+        if self.world is None:
+            raise NotResetError("call reset() before out_of_time")
         return self.world.frame >= self.frame_limit
 
+    @after_reset
     def update_done(self) -> bool:
         """Mark the episode over when time is up or the task is accomplished; returns ``done``."""
         if not self.done:
@@ -302,6 +330,7 @@ class EmbodiedEnv(gym.Env):
         return self.processes_act_on_body
 
     # ================================================================ motion
+    @after_reset
     def is_free(self, xy) -> bool:
         """Whether the body may be at ``xy`` (inside the scene, off obstacles and, where
         processes act on the body, not where they block it). A 3-D point (x, y, z) of a body
@@ -318,6 +347,7 @@ class EmbodiedEnv(gym.Env):
         return not any(p.body_blocked(xy) for p in self.world.processes
                        if self.processes_act_on_body or p.solid)
 
+    @after_reset
     def move_body(self, xy) -> bool:
         """One collision-checked step of the body towards ``xy`` (sliding along obstacles);
         a bump is reported to the walking map (a bumper / touch sensor)."""
@@ -330,6 +360,7 @@ class EmbodiedEnv(gym.Env):
         near = goal_cells_near(self.grid, ~self.truth_solid, xy, self.agent.radius + 0.15)
         self.memory_map.bump(xy, near)
 
+    @after_reset
     def speed_factor(self) -> float:
         """How much the world slows the body here (1 unless processes act on the body)."""
         if not self.processes_act_on_body:
@@ -339,9 +370,12 @@ class EmbodiedEnv(gym.Env):
             f *= p.body_speed_factor(self.agent.xy)
         return f
 
+    @after_reset
     def drive(self, twist: Twist) -> DriveResult:
         """One frame under a velocity command (clipped to the body's limits, slowed by the
-        world where it acts on the body): time advances first, then the body moves."""
+        world where it acts on the body): time advances first, then the body moves. A command
+        that is not finite or absurd raises ``CommandError`` before anything changes."""
+        twist = check_command(twist)
         if self.done or not self.advance(1):
             self.update_done()
             return DriveResult(False, False, False)
@@ -353,6 +387,7 @@ class EmbodiedEnv(gym.Env):
         self.update_done()
         return result
 
+    @after_reset
     def line_blocked(self, a, b) -> bool:
         """Whether a wall or building stands between 2-D points ``a`` and ``b``."""
         a, b = np.asarray(a[:2], float), np.asarray(b[:2], float)
@@ -373,9 +408,8 @@ class EmbodiedEnv(gym.Env):
         return False
 
     # ================================================================ actions
+    @after_reset
     def step(self, action):
-        if self.world is None:
-            raise RuntimeError("call reset() before step()")
         if self.done:
             raise RuntimeError("episode is over; call reset()")
         act = self.task.parse(action)
@@ -404,6 +438,7 @@ class EmbodiedEnv(gym.Env):
         return 0.0
 
     # ================================================================ results
+    @after_reset
     def metrics(self) -> dict:
         m = {}
         for meas in self.measures:

@@ -22,8 +22,7 @@ GYM_NAMESPACE = "hazard_stack"
 DEFAULT_SPLITS = ("train", "test")
 
 
-class DatasetError(ValueError):
-    """A malformed dataset file or episode record (every benchmark's datasets raise this)."""
+from hazard_sim.validation import DatasetError  # noqa: E402,F401  (one DatasetError for every benchmark's files)
 
 
 @dataclass(frozen=True)

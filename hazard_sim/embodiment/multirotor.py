@@ -26,9 +26,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hazard_sim.core.embodiment import Embodiment, Limits, Motion, SensorMount, Twist, mount
+from hazard_sim.core.embodiment import (
+    CommandError,
+    Embodiment,
+    Limits,
+    Motion,
+    SensorMount,
+    Twist,
+    check_command,
+    mount,
+)
 from hazard_sim.geometry import wrap_angle
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, body_rotation
+
+__all__ = ["CAMERAS", "CommandError", "Multirotor", "MultirotorSpec"]
 
 CAMERAS = ("front_center", "front_left", "front_right", "bottom_center")
 
@@ -62,10 +73,6 @@ class MultirotorSpec:
         out += [mount("lidar_link", "base_link", 0.1), mount("imu_link", "base_link", 0.0),
                 mount("gps_link", "base_link", 0.12)]
         return out
-
-
-class CommandError(ValueError):
-    """A command the UAV cannot take (not finite, or beyond what a caller asked to be strict about)."""
 
 
 class Multirotor(Embodiment):
@@ -123,8 +130,7 @@ class Multirotor(Embodiment):
         self.trace.append(self.position.copy())
 
     def apply(self, twist: Twist, dt: float, free, speed_factor: float = 1.0) -> Motion:
-        if not twist.finite():
-            raise CommandError(f"velocity command must be finite, got {twist}")
+        twist = check_command(twist)
         if self.crashed:
             return Motion()
         t = self.limits.clip(twist)

@@ -39,6 +39,10 @@ class LLMResponseError(LLMError):
     """The endpoint answered with an error status or a body that is no chat completion."""
 
 
+MAX_TIMEOUT_S = 3600.0      # seconds per request: an hour
+MAX_RETRIES = 100
+
+
 @dataclass
 class ChatClient:
     base_url: str
@@ -55,6 +59,15 @@ class ChatClient:
         if not self.model:
             raise ValueError("no LLM model name: give --llm-model NAME or set OPENAI_MODEL")
         self.base_url = self.base_url.rstrip("/")
+        t = self.timeout
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= MAX_TIMEOUT_S:
+            raise ValueError(f"LLM timeout must be a number of seconds in (0, {MAX_TIMEOUT_S:g}], got {t!r}")
+        r = self.retries
+        if isinstance(r, bool) or not isinstance(r, int) or not 0 <= r <= MAX_RETRIES:
+            raise ValueError(f"LLM retries must be an integer in [0, {MAX_RETRIES}], got {r!r}")
+        b = self.backoff
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= MAX_TIMEOUT_S:
+            raise ValueError(f"LLM backoff must be a number of seconds in [0, {MAX_TIMEOUT_S:g}], got {b!r}")
 
     @classmethod
     def from_env(cls, model: str | None = None, base_url: str | None = None, api_key: str | None = None,

@@ -15,7 +15,9 @@ from hazard_sim.core.registry import lazy_ref
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.locobot import FRAMES_PER_ACTION, LoCoBotSpec, locobot_from_episode
 from hazard_sim.tasks.doze import dataset as ds
+from hazard_sim.tasks.doze import episode_checks
 from hazard_sim.tasks.doze.task import ObjectNavMeasure, ObjectNavTask
+from hazard_sim.validation import register_file_kind
 from hazard_sim.world import World
 
 MAX_STEPS = 500
@@ -63,7 +65,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
                      2: "DOZE level 2: find the goal object among people walking fixed paths",
                      3: "DOZE level 3: find the goal object among people walking to random points"}[level],
         dataset=Dataset(load=partial(ds.load, level), validate=ds.validate, count=partial(ds.count, level),
-                        splits=ds.SPLITS),
+                        splits=ds.SPLITS, fingerprint=partial(ds.fingerprint, level)),
         build_world=build_world,
         processes=(people_process,),
         embodiment=locobot_from_episode,
@@ -86,5 +88,6 @@ def doze_spec(level: int) -> BenchmarkSpec:
 
 for _level in ds.LEVELS:
     register_benchmark(doze_spec(_level))
+register_file_kind("DOZE", episode_checks.recognise, episode_checks.validate_file)
 
 from hazard_sim.tasks.doze import agents as _agents  # noqa: E402,F401  (registers the "doze" agent group)

@@ -26,29 +26,23 @@ import argparse
 import functools
 import gzip
 import json
-import math
+import sys
 from pathlib import Path
 
 import numpy as np
 from skimage.graph import MCP_Geometric
 
-from hazard_sim.core.spec import DatasetError
+from hazard_sim.tasks.doze.episode_checks import GOAL_TYPES, HORIZON, LEVELS, SPLITS, check_episode, check_file
 from hazard_sim.tasks.doze.scenes import SCENES, TEST_SCENES, TRAIN_SCENES, build_house
 from hazard_sim.tasks.doze.task import SUCCESS_DISTANCE
+from hazard_sim.validation import DatasetError, file_fingerprint
 
 DATA_ROOT = Path(__file__).resolve().parents[3] / "data" / "doze" / "v1"
-SPLITS = ("train", "test")
-GOAL_TYPES = ("appearance", "spatial", "open_vocab", "hint")
-LEVELS = (1, 2, 3)
-STARTS_PER_GOAL = 12
 #: goals drawn per scene, level and goal type (hint: every hint the scene has)
+STARTS_PER_GOAL = 12
 GOALS_PER_SCENE = {"appearance": 10, "spatial": 10, "open_vocab": 4, "hint": 2}
-HORIZON = 10.0
-REQUIRED = {"id": str, "scene": str, "initial_position": list, "initial_orientation": (int, float),
-            "initial_horizon": (int, float), "goal_object": str, "shortest_path": list,
-            "shortest_path_length": (int, float), "level": int, "goal_type": str, "goal_ids": list,
-            "hint_ids": list, "index": int}
-
+__all__ = ["DatasetError", "GOAL_TYPES", "HORIZON", "LEVELS", "SPLITS", "load", "load_split", "count", "validate",
+           "fingerprint", "generate", "shortest_path"]
 
 
 # ------------------------------------------------------------------ goals
@@ -211,83 +205,43 @@ def generate(out=None) -> list[Path]:
 
 # ------------------------------------------------------------------ loading and validation
 def validate(ep, where: str = "episode", spec=None) -> dict:
-    """Check one episode; returns it (a copy) or raises :class:`DatasetError` naming what is wrong."""
-    if not isinstance(ep, dict):
-        raise DatasetError(f"{where}: an episode must be a JSON object, got {type(ep).__name__}")
-    ep = dict(ep)
-    ep.setdefault("index", 0)
-    ep.setdefault("hint_ids", [])
-    ep.setdefault("initial_horizon", HORIZON)
-    for key, typ in REQUIRED.items():
-        if key not in ep:
-            raise DatasetError(f"{where}: missing field {key!r}")
-        if not isinstance(ep[key], typ) or isinstance(ep[key], bool):
-            raise DatasetError(f"{where}: field {key!r} has type {type(ep[key]).__name__}")
-    if ep["scene"] not in SCENES:
-        raise DatasetError(f"{where}: unknown scene {ep['scene']!r}; known: {', '.join(SCENES)}")
-    if ep["level"] not in LEVELS:
-        raise DatasetError(f"{where}: level must be 1, 2 or 3, got {ep['level']}")
-    if spec is not None and spec.options.get("level") not in (None, ep["level"]):
-        raise DatasetError(f"{where}: a level {ep['level']} episode given to {spec.id}")
-    if ep["goal_type"] not in GOAL_TYPES:
-        raise DatasetError(f"{where}: goal_type must be one of {', '.join(GOAL_TYPES)}, got {ep['goal_type']!r}")
-    if not ep["goal_object"].strip():
-        raise DatasetError(f"{where}: empty goal_object")
-    house = build_house(ep["scene"])
-    ids = {it.id for it in house.items}
-    if not ep["goal_ids"]:
-        raise DatasetError(f"{where}: goal_ids is empty")
-    bad = [i for i in ep["goal_ids"] if i not in ids]
-    if bad:
-        raise DatasetError(f"{where}: unknown goal object id(s) {bad} in scene {ep['scene']}")
-    boards = {b.id for b in house.boards}
-    bad = [i for i in ep["hint_ids"] if i not in boards]
-    if bad:
-        raise DatasetError(f"{where}: unknown whiteboard id(s) {bad} in scene {ep['scene']}")
-    pos = ep["initial_position"]
-    if len(pos) != 3 or not all(isinstance(v, (int, float)) and math.isfinite(v) for v in pos):
-        raise DatasetError(f"{where}: initial_position must be [x, y, z] numbers, got {pos!r}")
-    grid, free = house.nav_grid()
-    if not house.scene.contains(pos[:2]) or not free[grid.to_cell(pos[:2])]:
-        raise DatasetError(f"{where}: initial_position {pos[:2]} is not on the navigable floor of {ep['scene']}")
-    if not ep["shortest_path_length"] >= 0:
-        raise DatasetError(f"{where}: shortest_path_length must be >= 0")
-    if "people" in ep and ep["people"] is not None and (not isinstance(ep["people"], int) or ep["people"] < 0):
-        raise DatasetError(f"{where}: people must be a count >= 0, got {ep['people']!r}")
-    return ep
+    """Check one episode (:mod:`.episode_checks`); returns it (a copy) or raises
+    :class:`DatasetError` naming what is wrong. With ``spec``, its level must be the spec's."""
+    level = None if spec is None else spec.options.get("level")
+    return check_episode(ep, where, level, None if spec is None else spec.id)
 
 
 @functools.lru_cache(maxsize=16)
-def _load_file(path: str) -> tuple:
-    p = Path(path)
-    if not p.exists():
-        raise DatasetError(f"no DOZE episode file {p}; generate it with python -m hazard_sim.tasks.doze.dataset "
-                           "generate")
-    try:
-        with gzip.open(p, "rt") if p.suffix == ".gz" else open(p) as fh:
-            doc = json.load(fh)
-    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DatasetError(f"{p}: not a readable DOZE episode file ({e})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("episodes"), list):
-        raise DatasetError(f"{p}: expected an object with an 'episodes' list")
-    return tuple(validate(e, f"{p} episode {k}") for k, e in enumerate(doc["episodes"]))
+def _load_file(path: str, level: int, split: str, mtime_ns: int, size: int) -> tuple:
+    return tuple(check_file(Path(path), level, split)[1])
 
 
 def load_split(level: int, split: str, root=None) -> tuple:
     if split not in SPLITS:
         raise DatasetError(f"unknown split {split!r}: expected one of {', '.join(SPLITS)}")
-    return _load_file(str(file_for(level, split, root)))
+    p = file_for(level, split, root)
+    try:
+        st = p.stat()
+    except OSError:
+        raise DatasetError(f"no DOZE episode file {p}; generate it with python -m hazard_sim.tasks.doze.dataset "
+                           "generate") from None
+    return _load_file(str(p), level, split, st.st_mtime_ns, st.st_size)
 
 
 def load(level: int, split: str, index: int, root=None) -> dict:
     eps = load_split(level, split, root)
-    if not 0 <= index < len(eps):
-        raise IndexError(f"doze/level{level} {split} has episodes 0..{len(eps) - 1}, not {index}")
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(eps):
+        raise IndexError(f"doze/level{level} {split} has episodes 0..{len(eps) - 1}, not {index!r}")
     return dict(eps[index])
 
 
 def count(level: int, split: str, root=None) -> int:
     return len(load_split(level, split, root))
+
+
+def fingerprint(level: int, split: str, root=None) -> str:
+    """sha256 of the split's episode file (sweeps store it: results of another file are not reused)."""
+    return file_fingerprint(file_for(level, split, root))
 
 
 def main(argv=None) -> int:
@@ -299,9 +253,15 @@ def main(argv=None) -> int:
         for p in generate(a.out):
             print(p)
     elif a.action == "validate":
+        bad = 0
         for level in LEVELS:
             for split in SPLITS:
-                print(f"level{level} {split}: {count(level, split, a.out)} episodes ok")
+                try:
+                    print(f"level{level} {split}: {count(level, split, a.out)} episodes ok")
+                except DatasetError as e:
+                    print(f"error: {e}", file=sys.stderr)
+                    bad += 1
+        return 1 if bad else 0
     else:
         from hazard_sim.tasks.doze.scenes import scene_stats
         for s in SCENES:

@@ -20,17 +20,22 @@ from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.multirotor import Multirotor, MultirotorSpec
 from hazard_sim.geometry import Box
 from hazard_sim.scenes.base import Scene
+from hazard_sim.tasks.esar import episode_checks
 from hazard_sim.tasks.esar import sensors as _sensors  # noqa: F401  (registers the ESAR sensors)
 from hazard_sim.tasks.esar.catalog import CLUES, VICTIM_POSTURES
+from hazard_sim.tasks.esar.episode_checks import (  # the altitude ceiling above the highest ground
+    CEILING_AGL,
+    DatasetError,
+)
 from hazard_sim.tasks.esar.look import water_mesh
-from hazard_sim.tasks.esar.scenario import episode_from, load_dataset, validate_episode
+from hazard_sim.tasks.esar.scenario import episode_from, fingerprint, load_dataset, validate_episode
 from hazard_sim.tasks.esar.task import EsarMeasure, EsarScoring, EsarTask
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
 from hazard_sim.tasks.esar.weather import Daylight, TerrainView, WeatherProcess, WindProcess, weather
+from hazard_sim.validation import register_file_kind
 from hazard_sim.world import Entity, World
 
 VICTIM_ID_BASE, CLUE_ID_BASE = 1000, 2000
-CEILING_AGL = 400.0           # the altitude ceiling: this far above the map's highest ground
 SENSOR_SET = ("rgbd", "esar_cameras", "esar_lidar", "esar_imu", "esar_gps", "esar_altimeter")
 MAX_ACTIONS = 3000
 
@@ -139,10 +144,14 @@ def _count(map_name, split, root=None):
     return len(_map_indices(load_dataset(root), map_name))
 
 
+def _fingerprint(split, root=None):
+    return fingerprint(root)
+
+
 def _validate(map_name, ep, where, spec=None):
     ep = validate_episode(ep, where)
     if map_name is not None and ep["map"] != map_name:
-        raise ValueError(f"{where} is on the {ep['map']} map, the benchmark is esar/{map_name}")
+        raise DatasetError(f"{where}: map is {ep['map']!r}, the benchmark is esar/{map_name}")
     return ep
 
 
@@ -154,7 +163,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         id="esar" if map_name is None else f"esar/{map_name}",
         description="ESARBench: a UAV searches km-scale terrain for victims and clues under weather and time of day",
         dataset=Dataset(load=partial(_load, map_name), validate=partial(_validate, map_name),
-                        count=partial(_count, map_name), splits=("test",)),
+                        count=partial(_count, map_name), splits=("test",), fingerprint=_fingerprint),
         build_world=build_world,
         processes=_Processes.make(),
         embodiment=multirotor,
@@ -178,6 +187,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
 
 
 register_benchmark(esar_spec())
+register_file_kind("ESAR", episode_checks.recognise, episode_checks.validate_file)
 for _m in MAPS:
     register_benchmark(esar_spec(_m))
 

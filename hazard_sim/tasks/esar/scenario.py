@@ -63,17 +63,16 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import cKDTree
 
-from hazard_sim.core.spec import DatasetError
-from hazard_sim.tasks.esar.catalog import CLUES, VICTIM_POSTURES
+from hazard_sim.tasks.esar.episode_checks import TIERS, VERSION, check_dataset, check_episode, check_file
+from hazard_sim.tasks.esar.episode_checks import validate_file as validate_file
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
-from hazard_sim.tasks.esar.weather import WEATHERS, allowed_weathers, daylight, weather
+from hazard_sim.tasks.esar.weather import WEATHERS, allowed_weathers, daylight
+from hazard_sim.validation import DatasetError, file_fingerprint
 
-VERSION = "esar-v1"
 DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "esar" / "v1"
 FILE_NAME = "esar_v1.json"
 SNAPSHOTS, TASKS_PER_SNAPSHOT = 5, 10
 START_AGL = 40.0
-TIERS = ("Simple", "Medium", "Hard", "Extreme")
 TIER_EDGES = (0.22, 0.34, 0.46)
 MARGIN = 100.0
 MAX_SLOPE = 38.0
@@ -84,7 +83,6 @@ EVENTS = (   # (map, story, seed)
     ("snowy_peak", "fall", 31), ("snowy_peak", "shelter", 32), ("snowy_peak", "lost_hiker", 33),
     ("coastal", "fall", 41), ("coastal", "seek_water", 42), ("coastal", "group", 43),
 )
-
 
 
 # ============================================================== placement rules
@@ -371,63 +369,14 @@ def write(out_dir=DATA_DIR) -> Path:
 
 
 # ============================================================== loading and validation
-def _need(cond, msg):
-    if not cond:
-        raise DatasetError(msg)
-
-
-def _vec(v, n, where):
-    _need(isinstance(v, (list, tuple)) and len(v) == n and all(isinstance(x, (int, float)) and math.isfinite(x)
-                                                                 for x in v),
-          f"{where} must be a list of {n} finite numbers, got {v!r}")
-
-
 def validate_dataset(data, where="dataset") -> dict:
-    _need(isinstance(data, dict), f"{where}: expected a JSON object")
-    _need(data.get("version") == VERSION, f"{where}: version {data.get('version')!r}, expected {VERSION!r}")
-    for key in ("events", "tasks"):
-        _need(isinstance(data.get(key), list), f"{where}: missing list {key!r}")
-    for e in data["events"]:
-        _need(isinstance(e, dict) and e.get("map") in MAPS, f"{where}: event {e.get('event')!r} has unknown map "
-              f"{e.get('map')!r}; known: {', '.join(MAPS)}")
-        for s in e.get("snapshots", []):
-            _validate_snapshot(s, f"{where} event {e['event']} snapshot {s.get('snapshot')}")
-    n_ev = len(data["events"])
-    for k, tk in enumerate(data["tasks"]):
-        _need(isinstance(tk, dict) and tk.get("index") == k, f"{where}: task {k} has index {tk.get('index')!r}")
-        _need(isinstance(tk.get("event"), int) and 0 <= tk["event"] < n_ev, f"{where}: task {k} names event "
-              f"{tk.get('event')!r} of {n_ev}")
-        _validate_conditions(tk, data["events"][tk["event"]]["map"], f"{where} task {k}")
-        _need(0 <= tk.get("snapshot", -1) < len(data["events"][tk["event"]]["snapshots"]),
-              f"{where} task {k}: snapshot {tk.get('snapshot')!r} does not exist")
-    return data
+    """The dataset checked (:mod:`.episode_checks`); DatasetError naming the event / task and field."""
+    return check_dataset(data, where)
 
 
-def _validate_snapshot(s, where):
-    _need(isinstance(s.get("victims"), list) and s["victims"], f"{where}: needs at least one victim")
-    for v in s["victims"]:
-        _need(v.get("posture") in VICTIM_POSTURES, f"{where}: unknown victim posture {v.get('posture')!r}; "
-              f"known: {', '.join(VICTIM_POSTURES)}")
-        _vec(v.get("position"), 3, f"{where} victim position")
-    for c in s.get("clues", []):
-        _need(c.get("class") in CLUES, f"{where}: unknown clue class {c.get('class')!r}; known: {', '.join(CLUES)}")
-        _vec(c.get("position"), 3, f"{where} clue position")
-
-
-def _validate_conditions(tk, mname, where):
-    try:
-        weather(tk.get("weather"), terrain_biome(mname))
-    except ValueError as e:
-        raise DatasetError(f"{where}: {e}") from None
-    tod = tk.get("time_of_day")
-    _need(isinstance(tod, (int, float)) and 0 <= tod < 24, f"{where}: time_of_day must be in [0, 24) h, got {tod!r}")
-    _vec(tk.get("start"), 4, f"{where} start (x, y, z, yaw)")
-    ws, wd = tk.get("wind_speed", 0.0), tk.get("wind_direction", 0.0)
-    _need(isinstance(ws, (int, float)) and math.isfinite(ws) and ws >= 0,
-          f"{where}: wind_speed must be a number >= 0 m/s, got {ws!r}")
-    _need(isinstance(wd, (int, float)) and math.isfinite(wd),
-          f"{where}: wind_direction must be a number (rad), got {wd!r}")
-    _need(tk.get("tier", "Simple") in TIERS, f"{where}: unknown tier {tk.get('tier')!r}; known: {', '.join(TIERS)}")
+def validate_episode(ep, where="episode") -> dict:
+    """An episode record (a task with its snapshot's victims and clues) ready for the env."""
+    return check_episode(ep, where)
 
 
 def terrain_biome(mname: str) -> str:
@@ -438,27 +387,34 @@ def terrain_biome(mname: str) -> str:
     return MAPS[mname].biome
 
 
-_LOADED: dict[str, dict] = {}
+_LOADED: dict[str, tuple] = {}
+
+
+def dataset_path(root=None) -> Path:
+    return Path(root) / FILE_NAME if root else DATA_DIR / FILE_NAME
 
 
 def load_dataset(root=None) -> dict:
-    p = Path(root) / FILE_NAME if root else DATA_DIR / FILE_NAME
-    key = str(p)
-    if key not in _LOADED:
-        if not p.exists():
-            raise FileNotFoundError(f"ESAR dataset {str(p)!r} not found; make it with "
-                                    f"python -m hazard_sim.tasks.esar.make_dataset generate")
-        try:
-            data = json.loads(p.read_text())
-        except json.JSONDecodeError as e:
-            raise DatasetError(f"{p}: not valid JSON: {e}") from None
-        _LOADED[key] = validate_dataset(data, str(p))
-    return _LOADED[key]
+    p = dataset_path(root)
+    try:
+        st = p.stat()
+    except OSError:
+        raise FileNotFoundError(f"ESAR dataset {str(p)!r} not found; make it with "
+                                f"python -m hazard_sim.tasks.esar.make_dataset generate") from None
+    key, stamp = str(p), (st.st_mtime_ns, st.st_size)
+    if key not in _LOADED or _LOADED[key][0] != stamp:
+        _LOADED[key] = (stamp, check_file(p))
+    return _LOADED[key][1]
+
+
+def fingerprint(root=None) -> str:
+    """sha256 of the dataset file (sweeps store it: results of another file are not reused)."""
+    return file_fingerprint(dataset_path(root))
 
 
 def episode_from(data: dict, index: int) -> dict:
     tasks = data["tasks"]
-    if not isinstance(index, (int, np.integer)) or not 0 <= index < len(tasks):
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < len(tasks):
         raise IndexError(f"ESAR task {index!r} out of range 0..{len(tasks) - 1}")
     tk = tasks[index]
     ev = data["events"][tk["event"]]
@@ -466,24 +422,6 @@ def episode_from(data: dict, index: int) -> dict:
     ep = dict(tk)
     ep.update({"scene": ev["map"], "map": ev["map"], "story": ev["story"], "lkp": ev["lkp"],
                "victims": snap["victims"], "clues": snap["clues"]})
-    return ep
-
-
-def validate_episode(ep, where="episode") -> dict:
-    """An episode record (a task with its snapshot's victims and clues) ready for the env."""
-    _need(isinstance(ep, dict), f"{where}: expected a dict")
-    _need(isinstance(ep.get("map"), str), f"{where}: needs 'map' (one of {', '.join(MAPS)} or dem:<path>)")
-    terrain_biome(ep["map"])
-    _validate_conditions(ep, ep["map"], where)
-    _validate_snapshot(ep, where)
-    ep = dict(ep)
-    ep.setdefault("index", 0)
-    ep.setdefault("scene", ep["map"])
-    ep.setdefault("wind_speed", 0.0)
-    ep.setdefault("wind_direction", 0.0)
-    ep.setdefault("tier", "Simple")
-    ep.setdefault("event", -1)
-    ep.setdefault("snapshot", -1)
     return ep
 
 
@@ -505,10 +443,9 @@ def main(argv=None) -> int:
     bad = 0
     for f in a.files:
         try:
-            validate_dataset(json.loads(Path(f).read_text()), f)
-            print(f"{f}: ok")
-        except (DatasetError, json.JSONDecodeError, OSError) as e:
-            print(f"{f}: {e}", file=sys.stderr)
+            print(validate_file(f))
+        except DatasetError as e:
+            print(f"error: {e}", file=sys.stderr)
             bad += 1
     return 1 if bad else 0
 

@@ -42,7 +42,7 @@ import numpy as np
 from gymnasium import spaces
 from scipy.optimize import linear_sum_assignment
 
-from hazard_sim.core.embodiment import Twist
+from hazard_sim.core.embodiment import MAX_ANGULAR_COMMAND, MAX_LINEAR_COMMAND, Twist
 from hazard_sim.core.frames import FRAME_DT
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
 from hazard_sim.core.task import Measure, Task
@@ -126,7 +126,7 @@ def parse_action(action) -> EsarAction:
     for c in action.get("clues") or ():
         if not isinstance(c, dict) or "class" not in c or "position" not in c:
             raise ActionError(f"a clue report is {{'class': name, 'position': [x, y, z]}}, got {c!r}")
-        if c["class"] not in CLUES:
+        if not isinstance(c["class"], str) or c["class"] not in CLUES:
             raise ActionError(f"unknown clue class {c['class']!r}; known: {', '.join(CLUES)}")
         clues.append((c["class"], _point(c["position"], "clue position")))
     victims = tuple(_point(v, "victim estimate") for v in (action.get("victims") or ()))
@@ -139,6 +139,10 @@ def parse_action(action) -> EsarAction:
             if bad:
                 raise ActionError(f"unknown keys in a velocity command: {', '.join(sorted(bad))}")
             params = tuple((k, _num(a.get(k, 0.0 if k != "duration" else 1.0), k)) for k in keys)
+            for k, v in params[:4]:
+                limit = MAX_ANGULAR_COMMAND if k == "yaw_rate" else MAX_LINEAR_COMMAND
+                if abs(v) > limit:
+                    raise ActionError(f"velocity command {k} = {v:g} is beyond +-{limit:g}")
             d = dict(params)["duration"]
             if not 0 < d <= MAX_ACTION_S:
                 raise ActionError(f"velocity command duration must be in (0, {MAX_ACTION_S}] s, got {d}")

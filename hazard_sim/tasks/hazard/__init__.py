@@ -18,11 +18,18 @@ from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.humanoid import Humanoid, HumanoidSpec
 from hazard_sim.geometry import Box
 from hazard_sim.tasks.hazard.catalog import category
-from hazard_sim.tasks.hazard.dataset import dataset_path, load_dataset, load_episode, validate_episode
+from hazard_sim.tasks.hazard.dataset import (
+    dataset_path,
+    load_dataset,
+    load_episode,
+    read_episode_file,
+    validate_episode,
+)
 from hazard_sim.tasks.hazard.metrics import aggregate
 from hazard_sim.tasks.hazard.paper import table_rows
 from hazard_sim.tasks.hazard.scenes import build_scene
 from hazard_sim.tasks.hazard.task import RescueMeasure, RescueTask
+from hazard_sim.validation import register_file_kind
 from hazard_sim.world import Entity, World
 
 FRAME_LIMITS = {"fire": 1500, "flood": 1500, "wind": 3000}
@@ -122,5 +129,18 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
 
 for _h in FRAME_LIMITS:
     register_benchmark(hazard_spec(_h), aliases=(_h,))
+
+
+
+def validate_file(path) -> str:
+    """``hazard dataset validate`` of a HAZARD episode file: its header, then every episode."""
+    doc = read_episode_file(Path(path))
+    for i, ep in enumerate(doc["episodes"]):
+        validate_episode(ep, f"{path} episode {i}")
+    return f"{path}: {len(doc['episodes'])} {doc['task']}/{doc['split']} episodes ok"
+
+
+# HAZARD's files are the default kind: a file no other benchmark recognises gets HAZARD's messages
+register_file_kind("HAZARD", lambda doc, path: False, validate_file, default=True)
 
 from hazard_sim.tasks.hazard import agents as _agents  # noqa: E402,F401  (registers the "hazard" agent group)

@@ -16,10 +16,10 @@ from pathlib import Path
 import jsonschema
 import numpy as np
 
-from hazard_sim.core.spec import DatasetError
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
 from hazard_sim.tasks.hazard.catalog import category, pool_for
 from hazard_sim.tasks.hazard.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
+from hazard_sim.validation import DatasetError  # noqa: F401  (one DatasetError for every benchmark's files)
 
 FORMAT = "hazard-episodes"
 VERSION = 1

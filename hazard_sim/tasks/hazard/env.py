@@ -7,7 +7,7 @@ may take up to 100 frames, ``explore`` 12 turns, ...).
 """
 from __future__ import annotations
 
-from hazard_sim.core.env import DriveResult, EmbodiedEnv
+from hazard_sim.core.env import DriveResult, EmbodiedEnv, NotResetError, after_reset
 from hazard_sim.core.spec import get_spec
 from hazard_sim.embodiment.humanoid import HumanoidSpec
 from hazard_sim.render.camera import CameraSpec
@@ -40,7 +40,10 @@ class HazardEnv(EmbodiedEnv):
     @property
     def rescued(self):
         """The rescues so far (``hazard_sim.tasks.hazard.metrics.Rescue``), in order."""
+        if self.world is None:
+            raise NotResetError("call reset() before rescued")
         return self.task.rescued
 
+    @after_reset
     def value_rate(self) -> float:
         return self.metrics()["value_rate"]
