@@ -58,6 +58,8 @@ class ErrorCode(IntEnum):
     GOAL_OCCUPIED = 206
     PLANNER_TIMEOUT = 207
     NO_VALID_PATH = 208
+    COLLISION_AHEAD = 703            # nav2_msgs/Spin (the behaviors map it to their own number)
+    INVALID_INPUT = 724              # nav2_msgs/DriveOnHeading (idem)
     UNKNOWN = 9000                   # nav2_msgs/NavigateToPose
     TF_ERROR = 9002
     TIMEOUT = 9003
