@@ -11,8 +11,10 @@ lock-step the node decides once the map of the current frame is there).
 Actions:
   walk_to(id)     NavigateToPose to a free spot near the object's last known position (the
                   agent's memory), facing it; the body stops within 0.5 m of it; fails after
-                  100 frames of sim time (HAZARD's walk_to limit: canceled from here, or
-                  exactly by navigation_node's max_navigation_time: 10.0) or when
+                  100 frames of sim time (HAZARD's walk_to limit: exactly by
+                  navigation_node's max_navigation_time: 10.0, or canceled from here: at
+                  the limit in free-run, a half turn later in lock-step, where the navigator
+                  ends it and an arrival in time still turns to face the object) or when
                   navigation fails
   move_by(m)      NavigateToPose straight ahead, same heading
   turn_by(deg), turn_to(id)   NavigateToPose in place, new heading
@@ -46,6 +48,7 @@ both are NavigateToPose goals.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 
@@ -87,6 +90,7 @@ from hazard_sim.navigation.gait import observes_at
 from hazard_sim.navigation.grid import inflate, release_start
 from hazard_sim.tasks.hazard.controllers import run_action
 from perception_node.mapping_node import to_occupancy_grid
+from planner_node.approach import OBJECT_FRAME
 from planner_node.following import HUMANOID_MAX_LINEAR
 from planner_node.locomotion import RosLocomotion, RosPorts
 from planner_node.navigation import ErrorCode, OccupancyMap
@@ -112,6 +116,8 @@ LOCKSTEP_READER = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 REACH = HumanoidSpec().reach
 BODY_SPEED = HUMANOID_MAX_LINEAR    # m/s: move_by's drive_on_heading (the navigator caps it at the body's)
+#: frames of the longest final turn (half a turn at the body's turn rate), and one more
+FINAL_TURN_FRAMES = math.ceil(180.0 / HumanoidSpec().turn_per_frame_deg) + 1
 MAP_RESOLUTION = 0.1        # m: the walking map's cells when the task does not say
 #: navigation errors after which the agent gives up on an object (no path to it)
 NO_PATH_CODES = (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED, ErrorCode.NO_VALID_PATH,
@@ -562,13 +568,17 @@ class DecisionNode(Node):
         return self._run_goal(lambda stamp: self.navigator.go_to_pose(
             pose_stamped(x, y, yaw, self.global_frame, stamp), timeout_sec=self.wait_timeout), max_frames)
 
-    def _approach(self, xy, max_frames: int | None = None):
+    def _approach(self, target, yaw: float, max_frames: int | None = None):
         """(Status, reason) of an ``approach_object`` goal (lock-step walk_to): to the object
-        centred at ``xy`` (its world/objects box, or a point), ending within the gap of it and
-        facing it, as the embedded walk does."""
+        (``target.id`` in frame ``object/<id>`` when located by its world/objects box, else its
+        remembered centre), ending within the gap of it and facing it, as the embedded walk does
+        (``yaw``: the heading facing it from the stand-off pose)."""
+        if target.true_box:
+            frame, x, y = f"{OBJECT_FRAME}{int(target.id)}", 0.0, 0.0
+        else:
+            frame, x, y = self.global_frame, float(target.xy[0]), float(target.xy[1])
         return self._run_goal(lambda stamp: self.navigator.approach(
-            pose_stamped(float(xy[0]), float(xy[1]), 0.0, self.global_frame, stamp),
-            timeout_sec=self.wait_timeout), max_frames)
+            pose_stamped(x, y, yaw, frame, stamp), timeout_sec=self.wait_timeout), max_frames)
 
     def _drive(self, distance: float):
         """(Status, reason) of a ``drive_on_heading`` goal (lock-step move_by): straight along
@@ -584,6 +594,11 @@ class DecisionNode(Node):
         if not send(self._goal_stamp()):
             return Status.INVALID, f"navigation: {self.navigator.error_msg}"
         limit = None if max_frames is None else max_frames * self.frame_dt
+        if limit is not None and self.lockstep:
+            # the navigator ends a late walk exactly (max_navigation_time) and, as the embedded
+            # walk_to, still turns to face the object after an arrival in time: a cancel from
+            # here at the limit would race those last turning frames
+            limit += FINAL_TURN_FRAMES * self.frame_dt
 
         def over(fb):
             if self.metrics is not None:          # the episode ended under way

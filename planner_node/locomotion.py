@@ -40,6 +40,7 @@ class _Remembered:
     id: int
     xy: np.ndarray
     radius: float = OBJECT_RADIUS       # m: the object's footprint, as walk_to's arrival counts it
+    true_box: bool = False              # located by its ground-truth box (world/objects)
 
 
 @dataclass
@@ -51,7 +52,8 @@ class RosPorts:
     nav_map: Callable[[], tuple | None]     # () -> (blocked, GridSpec) of the navigation map, or None
     episode_over: Callable[[], bool]
     cancel: Callable[[], None]
-    #: (object xy, max_frames) -> (Status, reason): the approach_object goal (exact arrival only)
+    #: (object: id, xy, true_box; heading, max_frames) -> (Status, reason): the approach_object goal
+    #: (exact arrival only; the heading: facing the object from the stand-off pose)
     approach: Callable[..., tuple] | None = None
     #: metres -> (Status, reason): the drive_on_heading goal (exact arrival only)
     drive: Callable[[float], tuple] | None = None
@@ -119,7 +121,7 @@ class RosLocomotion(Locomotion):
             return None, fail(Status.NOT_VISIBLE, f"object {object_id} has not been observed yet")
         box = self.ports.object_box(int(object_id)) if self.ports.object_box is not None else None
         if box is not None:              # seen: its true box, as embedded
-            return _Remembered(int(object_id), np.asarray(box[0], float)[:2], float(box[1])), None
+            return _Remembered(int(object_id), np.asarray(box[0], float)[:2], float(box[1]), True), None
         return _Remembered(int(object_id), np.asarray(xy, float)[:2]), None
 
     def _blocked(self):
@@ -182,7 +184,7 @@ class RosLocomotion(Locomotion):
         if self.ports.exact_arrival:
             # the navigator ends the walk as the embedded walk_to does: within ARRIVE_GAP of the
             # object's circle, then facing it
-            status, reason = self.ports.approach(target.xy, self.ports.walk_to_frames)
+            status, reason = self.ports.approach(target, gyaw, self.ports.walk_to_frames)
         else:
             status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
         self._refresh("the end of walk_to")

@@ -27,7 +27,7 @@ from std_srvs.srv import Trigger
 
 from planner_node.following import GaitFollower, GoalRunner
 from planner_node.nav_inputs import stamp_ns
-from planner_node.navigation import ErrorCode, NavigationError, Plan
+from planner_node.navigation import ErrorCode, NavigationError, Plan, path_length
 
 
 class Preempted(Exception):
@@ -46,14 +46,15 @@ class GoalSpec:
     arrival: list[float] | None = None
     #: world/objects id whose box the arrival follows (approach; -1: none)
     follow_id: int = -1
-    #: metres straight along the heading, no planning; the first bump fails it (drive_on_heading)
-    straight: float | None = None
-    #: m/s of the straight walk (at most the body's; None: the body's)
-    speed: float | None = None
+    #: a behavior's own control, no planning: ``follower(on_gait)`` (planner_node/behavior_control.py,
+    #: or the gait's straight walk); the first stall or bump fails it (no recoveries)
+    follower: Callable[[bool], object] | None = None
     #: s; None: the node's max_navigation_time; 0: none
     max_time: float | None = None
     #: called once the goal's frame is there (lock-step), before planning: fills arrival / follow_id
     prepare: Callable[[object], None] | None = None
+    #: a given path (N, 2) to follow without planning (follow_path)
+    path: np.ndarray | None = None
     #: ``check(pose, cmd)`` before each command: raises NavigationError to end the goal (a
     #: behavior's collision check ahead)
     check: Callable[[np.ndarray, object], None] | None = None
@@ -70,6 +71,14 @@ class _Goal:
     version: int
 
 
+def path_from(path: np.ndarray, xy) -> np.ndarray:
+    """The rest of a given ``path`` from the robot at ``xy``: the robot, then the poses after
+    the nearest one (the follower never turns back to a pose it has passed)."""
+    k = int(np.argmin(np.linalg.norm(path - np.asarray(xy, float)[:2], axis=1)))
+    rest = path[k + 1:] if k + 1 < len(path) else path[-1:]
+    return np.vstack([np.asarray(xy, float)[:2], rest])
+
+
 def _ns_to_frame(ns: int, frame_dt: float) -> int:
     return int(round(ns * 1e-9 / frame_dt))
 
@@ -81,11 +90,13 @@ class GoalExecution:
     def _init_goals(self) -> None:
         self._drive_lock = threading.Lock()
         self._active_goal = None
+        self._preempt_reason: str | None = None
         self._running_goals = 0
         self._last_goal_end = 0.0
         self._walk_due = lambda frame: False            # lock-step: frames whose walk_map to wait for
         self._arrival: list[float] | None = None        # the running goal's arrival (approach)
-        self._straight = False                          # the running goal is a straight walk
+        self._straight = False                          # the running goal is a behavior (no planning)
+        self._fixed_path: np.ndarray | None = None      # the running goal's given path (follow_path)
         self._follow_id = -1                            # the running approach's object (world/objects id)
         self.cycle_times: list[float] = []      # wall s per control cycle, waiting included (diagnostics)
         self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
@@ -101,7 +112,7 @@ class GoalExecution:
         codes = lambda code: int(code)      # noqa: E731 - until the spec says otherwise
         try:
             my_id = bytes(gh.goal_id.uuid)
-            self._active_goal = my_id          # a newer goal preempts the running one
+            self._active_goal, self._preempt_reason = my_id, None   # a newer goal preempts the running one
             with self._drive_lock:
                 self._check_active(my_id)
                 spec = make_spec()
@@ -114,7 +125,8 @@ class GoalExecution:
                         return result
         except Preempted:
             self._end(gh, result, codes(ErrorCode.UNKNOWN),
-                      "navigation node shutting down" if self._stopping.is_set() else "preempted by a newer goal")
+                      "navigation node shutting down" if self._stopping.is_set()
+                      else self._preempt_reason or "preempted by a newer goal")
             return result
         except NavigationError as exc:
             self._stop()
@@ -135,6 +147,13 @@ class GoalExecution:
             with self._cv:
                 self._running_goals -= 1
                 self._last_goal_end = time.monotonic()
+
+    def abort_running_goal(self, reason: str) -> None:
+        """End the goal that drives the robot (it aborts at its next control period)."""
+        with self._cv:
+            if self._active_goal is not None:
+                self._preempt_reason, self._active_goal = reason, b"aborted"
+            self._cv.notify_all()
 
     def _check_active(self, my_id: bytes) -> None:
         if self._active_goal != my_id:
@@ -162,7 +181,7 @@ class GoalExecution:
         t0 = self._time(stamp)
         runner = self._goal_runner(spec)
         plan = runner.start(pose, spec.goal_xy, spec.goal_yaw, t0)
-        if self._use_walk_map and self.lockstep and self.observe_every > 0 and spec.straight is None:
+        if self._use_walk_map and self.lockstep and self.observe_every > 0 and spec.follower is None:
             # the frames the walking body observes: every observe_every-th of the goal
             start, every, follower = _ns_to_frame(stamp, self.frame_dt), self.observe_every, runner.follower
             self._walk_due = lambda frame: (not follower.xy_reached and frame > start
@@ -208,7 +227,20 @@ class GoalExecution:
         """The control of one goal: the core's gait (``gait_follower``) or pure pursuit."""
         max_time = self.max_navigation_time if spec.max_time is None else spec.max_time
         gait = self.gait_follower and self.planner.core_law
-        if self.gait_follower or spec.straight is not None:
+        self._fixed_path = spec.path
+        if spec.follower is not None:        # a behavior: its own control, no planning
+            runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius, 0, max_time,
+                                log=self.get_logger().info, follower=spec.follower(self.gait_follower))
+            self._arrival, self._straight, self._follow_id = None, True, -1
+            runner.bump_ahead = not self._use_bumper
+            return runner
+        if spec.path is not None:            # follow_path: the given path, no replanning
+            follower = GaitFollower(self.follower_config, replan_every=0) if self.gait_follower else None
+            runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
+                                self.max_recoveries, max_time, log=self.get_logger().warning, follower=follower)
+            self._arrival, self._straight, self._follow_id = None, False, -1
+            return runner
+        if self.gait_follower:
             # every bump replans, as the embedded walk does; the goal's time limit bounds it
             runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
                                 1_000_000, max_time, log=self.get_logger().info,
@@ -217,13 +249,9 @@ class GoalExecution:
             runner = GoalRunner(self.planner, self._plan, self.follower_config, self.robot_radius,
                                 self.max_recoveries, max_time, log=self.get_logger().warning)
         arrival = spec.arrival if gait else None
-        self._arrival, self._straight = arrival, spec.straight is not None
+        self._arrival, self._straight = arrival, False
         self._follow_id = spec.follow_id if arrival is not None else -1
         runner.bump_ahead = not self._use_bumper
-        if spec.straight is not None:    # straight along the heading: the first bump ends it
-            runner.max_recoveries = 0
-            runner.follower.replan_every = 0
-            runner.follower.set_straight(spec.straight, spec.speed)
         if arrival is not None:
             runner.follower.set_arrival(arrival[:2], arrival[2], self.robot_radius, arrival[3])
         return runner
@@ -235,7 +263,10 @@ class GoalExecution:
             f"path {plan.length:.2f} m, planned in {plan.planning_time * 1e3:.1f} ms")
 
     def _plan(self, pose: np.ndarray, goal_xy: np.ndarray) -> Plan:
-        if self._straight:             # a straight walk: no planning
+        if self._fixed_path is not None:       # follow_path: the rest of the given path
+            way = path_from(self._fixed_path, pose[:2])
+            return Plan(way, way[-1].copy(), False, path_length(way))
+        if self._straight:             # a behavior: no planning (a straight line to its goal)
             way = np.array([np.asarray(pose[:2], float), np.asarray(goal_xy, float)])
             self._publish_plan(way)
             return Plan(way, way[-1].copy(), False, float(np.linalg.norm(way[1] - way[0])))

@@ -24,6 +24,7 @@ from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.tf_math import TfBuffer, TfLookupError
+from planner_node.costmap import ClearableMap
 from planner_node.navigation import ErrorCode, NavigationError, OccupancyMap
 
 LATCHED = qos.LATCHED
@@ -48,8 +49,9 @@ class NavInputs:
     def _init_inputs(self) -> None:
         self._cv = threading.Condition()
         self._map: OccupancyMap | None = None
-        self._map_version = 0
         self._map_stamp_ns = -1
+        self._global_map = ClearableMap()               # map with the global costmap's clears
+        self._local_map = ClearableMap()                # map with the local costmap's clears
         self._walk_map: OccupancyMap | None = None      # the decision node's walking map (walk_map)
         self._walk_map_version = 0
         self._walk_map_stamp_ns = -1
@@ -109,7 +111,8 @@ class NavInputs:
                 self._walk_map_stamp_ns = stamp_ns(msg.header.stamp)
             else:
                 self._map = omap
-                self._map_version += 1
+                self._global_map.set_map(omap)
+                self._local_map.set_map(omap)
                 self._map_stamp_ns = stamp_ns(msg.header.stamp)
             self._cv.notify_all()
 
@@ -260,8 +263,8 @@ class NavInputs:
         with self._cv:
             if self._use_walk_map:
                 omap, version = self._walk_map, self._walk_map_version
-            else:
-                omap, version = self._map, self._map_version
+            else:           # the map with the global costmap's clears
+                omap, version = self._global_map.effective(), self._global_map.version
         if omap is not None and version != version_seen:
             self.planner.set_map(omap)
         return version

@@ -74,11 +74,17 @@ from hazard_ros.params import declare_bool
 from hazard_ros.ros_node_main import run_node
 from planner_node import ros_nav2_compat as nav2_compat
 from planner_node.approach import ApproachServer
-from planner_node.behaviors import StraightMoves
+from planner_node.behaviors import BehaviorServer
+from planner_node.controller_server import ControllerServer
 from planner_node.following import HUMANOID_MAX_ANGULAR, HUMANOID_MAX_LINEAR, FollowerConfig
+from planner_node.map_server import MapServer
+from planner_node.nav_costmaps import CostmapServers
 from planner_node.nav_goal import GoalExecution, GoalSpec
 from planner_node.nav_inputs import LATCHED, LOCKSTEP_SENSOR, TF_QOS, NavInputs, stamp_ns
+from planner_node.nav_lifecycle import NavLifecycle
 from planner_node.navigation import GridPlanner, NavigationError
+from planner_node.planner_server import PlannerServer
+from planner_node.smoother_server import SmootherServer
 
 #: topics this node publishes (relative names, ROS type)
 PUBLISHED_TOPICS = [
@@ -137,7 +143,7 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         self.planner = GridPlanner(self.robot_radius, goal_snap_radius=snap, core_law=self.gait_follower)
         self._init_inputs()
         self._init_goals()
-        self.lifecycle = self.waypoints = self.approach = self.behaviors = None
+        self.lifecycle = self.waypoints = self.approach = self.behaviors = self.servers = None
         if not self.enabled:
             self.get_logger().info("navigation disabled (enabled: false): no navigate_to_pose server; "
                                    "run Nav2 instead")
@@ -149,11 +155,17 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         self._subscribe_inputs()
         self.action_server = ActionServer(
             self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
-            goal_callback=lambda _: GoalResponse.ACCEPT, cancel_callback=lambda _: CancelResponse.ACCEPT,
+            goal_callback=lambda _: self.goal_gate("bt_navigator"), cancel_callback=lambda _: CancelResponse.ACCEPT,
             callback_group=self._action_group, result_timeout=60)
-        self.approach = ApproachServer(self)
-        self.behaviors = StraightMoves(self)
         self.lifecycle = nav2_compat.LifecycleStates(self, lifecycle_names) if lifecycle_names else None
+        self.servers = NavLifecycle(self, self.lifecycle if "bt_navigator" in lifecycle_names else None)
+        self.costmaps = CostmapServers(self)
+        self.approach = ApproachServer(self)
+        self.behaviors = BehaviorServer(self)
+        self.planner_server = PlannerServer(self)
+        self.controller = ControllerServer(self)
+        self.smoother = SmootherServer(self)
+        self.map_server = MapServer(self)
         if self.lifecycle is not None:
             self.lifecycle.transition("configure")          # unconfigured -> inactive
             # wall time: in lock-step sim time stands still while nobody steps
@@ -209,6 +221,10 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         """No goal runs any more, and the executor had 0.3 s to send their (aborted) results."""
         with self._cv:
             return self._running_goals == 0 and time.monotonic() - self._last_goal_end > 0.3
+
+    def goal_gate(self, server: str):
+        """Whether server ``server`` takes a new goal (its lifecycle state: nav_lifecycle)."""
+        return self.servers.gate(server) if self.servers is not None else GoalResponse.ACCEPT
 
     # ------------------------------------------------------------ navigate_to_pose
     def _execute(self, gh):

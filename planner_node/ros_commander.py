@@ -44,6 +44,7 @@ from rclpy.task import Future
 
 from hazard_ros import ros_qos as qos
 from hazard_sim.rotations import yaw_to_quaternion
+from planner_node.commander_api import CommanderApi
 
 
 class TaskResult(IntEnum):
@@ -59,7 +60,11 @@ class RunningTask(IntEnum):
     NONE = 0
     NAVIGATE_TO_POSE = 1
     NAVIGATE_THROUGH_POSES = 2
+    FOLLOW_PATH = 3
     FOLLOW_WAYPOINTS = 4
+    SPIN = 6
+    BACKUP = 7
+    DRIVE_ON_HEADING = 8
 
     def __bool__(self) -> bool:           # BasicNavigator returns an Enum member: always true
         return True
@@ -85,8 +90,10 @@ def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "m
     return ps
 
 
-class Navigator:
-    """Send NavigateToPose goals and follow them; see the module docstring."""
+class Navigator(CommanderApi):
+    """Send NavigateToPose goals and follow them; see the module docstring (and
+    :mod:`planner_node.commander_api` for the planner, controller, smoother, behavior,
+    costmap, map and lifecycle calls)."""
 
     def __init__(self, node, action_name: str = "navigate_to_pose", discovery_grace: float = 0.5):
         self.node = node
@@ -278,8 +285,10 @@ class Navigator:
 
     def _send(self, task: RunningTask, goal, what: str, unknown_code: int):
         """BasicNavigator's send: wait for the server (forever, as it does), send, record."""
+        return self._send_with(self._client(task), goal, what, unknown_code, task)
+
+    def _send_with(self, client, goal, what: str, unknown_code: int, task=None):
         self.clearTaskError()
-        client = self._client(task)
         while not client.server_is_ready():
             self._log().info(f"{what!r} action server not available, waiting...",
                              throttle_duration_sec=1.0)
@@ -296,7 +305,7 @@ class Navigator:
             self._log().error(self.error_msg)
             return None
         self.result_future = self.goal_handle.get_result_async()
-        return task
+        return RunningTask(task) if task is not None else RunningTask.NONE
 
     def goToPose(self, pose: PoseStamped, behavior_tree: str = ""):
         """Send a NavigateToPose goal; RunningTask.NAVIGATE_TO_POSE, or None if rejected."""
@@ -428,9 +437,10 @@ class Navigator:
     destroy_node = destroyNode
 
     def destroy(self) -> None:
-        for c in [*self._clients.values(), *self._named.values()]:
+        for c in [*self._clients.values(), *self._named.values(), *self.__dict__.get("_api_actions", {}).values()]:
             c.destroy()
         self._clients, self._named = {}, {}
+        self.__dict__.pop("_api_actions", None)
         if self._own_executor is not None:
             if self.node.executor is self._own_executor:
                 self.node.executor = None          # detaches the node (remove_node alone does not)

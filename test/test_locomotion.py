@@ -103,8 +103,8 @@ def test_exact_walk_to_and_move_by_are_typed_goals_not_pose_goals():
     robot = FakeRobot()
     calls = []
 
-    def approach(xy, max_frames):
-        calls.append(("approach", tuple(np.round(xy, 9)), max_frames))
+    def approach(target, yaw, max_frames):
+        calls.append(("approach", target.id, tuple(np.round(target.xy, 9)), target.true_box, max_frames))
         return Status.SUCCEEDED, ""
 
     def drive(metres):
@@ -117,7 +117,7 @@ def test_exact_walk_to_and_move_by_are_typed_goals_not_pose_goals():
     loco = RosLocomotion(ports, agent_with({7: (6.0, 3.0, 0.4)}), robot.wait_frame("start"))
     assert run_action(loco, parse_action(("walk_to", 7))).status is Status.SUCCEEDED
     out = run_action(loco, parse_action(("move_by", 2.0)))
-    assert calls == [("approach", (6.0, 3.0), 100), ("drive", 2.0)] and robot.goals == []
+    assert calls == [("approach", 7, (6.0, 3.0), False, 100), ("drive", 2.0)] and robot.goals == []
     assert out.status is Status.BLOCKED and out.message == "blocked after 1.00 m"
 
 
