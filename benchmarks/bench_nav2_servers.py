@@ -21,7 +21,6 @@ import json
 import math
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -65,41 +64,15 @@ def longest_path_time(benchmark: str, episode: int, repeat: int) -> dict:
 
 
 def ros_measurements(repeat: int) -> dict:
-    import os
-    import random
+    from test_nav2_servers import nav_stack
 
-    import rclpy
-    from rclpy.context import Context
-    from rclpy.executors import SingleThreadedExecutor
-    from test_planner_nodes import FAST, FakeRobot
-
-    from hazard_ros.executors import SteadyMultiThreadedExecutor
     from hazard_sim.geometry import wrap_angle
-    from planner_node.navigation_node import NavigationNode
-    from planner_node.ros_commander import Navigator, TaskResult, pose_stamped
+    from planner_node.ros_commander import TaskResult, pose_stamped
 
-    domain = random.SystemRandom().randint(1, 101)
-    os.environ.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
-    context = Context()
-    rclpy.init(context=context, domain_id=domain)
-    ex = SteadyMultiThreadedExecutor(num_threads=4, context=context)
-    robots = {"lock": FakeRobot("lock", context, start=(1.0, 1.0, 0.0), lockstep=True),
-              "free": FakeRobot("free", context, start=(1.0, 1.0, 0.0))}
-    navs = {"lock": NavigationNode(namespace="lock", context=context, parameter_overrides=FAST + [
-                rclpy.parameter.Parameter("lockstep", value=True)]),
-            "free": NavigationNode(namespace="free", context=context, parameter_overrides=FAST)}
-    executors = [ex]
-    for r in robots.values():
-        executors.append(SingleThreadedExecutor(context=context))
-        executors[-1].add_node(r)
-    for n in navs.values():
-        ex.add_node(n)
-    for e in executors:
-        threading.Thread(target=e.spin, daemon=True).start()
     out = {}
-    try:
+    with nav_stack(free_start=(1.0, 1.0, 0.0)) as stack:
         for mode in ("lock", "free"):
-            nav, robot, node = Navigator.create("bench", namespace=mode, context=context), robots[mode], navs[mode]
+            nav, robot, node = stack["cmd"][mode], stack["robot"][mode], stack["nav"][mode]
 
             def here():
                 with robot.lock:
@@ -111,10 +84,10 @@ def ros_measurements(repeat: int) -> dict:
                 robot.teleport(x, y, yaw)
                 nav._pause(0.3)
 
-            def run(task_ok):
+            def run():
                 while not nav.isTaskComplete():
                     pass
-                return nav.getResult() == TaskResult.SUCCEEDED and task_ok
+                return nav.getResult() == TaskResult.SUCCEEDED
 
             put(1.0, 1.0, 0.0)
             path = nav.getPath(pose_stamped(1.0, 1.0), pose_stamped(6.0, 1.0), use_start=True)
@@ -122,35 +95,30 @@ def ros_measurements(repeat: int) -> dict:
             node.compute_times.clear()
             t0 = time.perf_counter()
             nav.followPath(path)
-            ok = run(True)
+            ok = run()
             wall = time.perf_counter() - t0
             cyc, comp = list(node.cycle_times), list(node.compute_times)
             res = {"follow_path_ok": ok, "cycles": len(cyc), "wall_s": round(wall, 2),
                    "loop_rate_hz": round(1.0 / statistics.median(cyc), 1),
                    "compute_ms_median": round(1e3 * statistics.median(comp), 2),
                    "compute_only_rate_hz": round(1.0 / statistics.median(comp), 1)}
-            spin_err, back_err = [], []
-            for k in range(repeat):
+            spin_err, back_err, fails = [], [], 0
+            for _ in range(repeat):
                 for angle in (math.pi / 2, -math.radians(120)):
                     put(2.0, 1.5, 0.0)
                     y0 = here()[2]
                     nav.spin(angle)
-                    run(True)
+                    fails += not run()
                     spin_err.append(abs(math.degrees(wrap_angle(here()[2] - (y0 + angle)))))
                 put(3.0, 1.5, 0.0)
                 x0 = here()[0]
                 nav.backup(0.3, 0.25)
-                run(True)
+                fails += not run()
                 back_err.append(abs((x0 - here()[0]) - 0.3))
             res.update(spin_err_deg_mean=round(statistics.mean(spin_err), 4), spin_err_deg_max=round(max(spin_err), 4),
                        spin_n=len(spin_err), backup_err_m_mean=round(statistics.mean(back_err), 4),
-                       backup_err_m_max=round(max(back_err), 4), backup_n=len(back_err))
+                       backup_err_m_max=round(max(back_err), 4), backup_n=len(back_err), failed=fails)
             out["lockstep" if mode == "lock" else "free_run_10hz"] = res
-            nav.destroyNode()
-    finally:
-        for e in executors:
-            e.shutdown(timeout_sec=2.0)
-        rclpy.shutdown(context=context)
     return out
 
 

@@ -59,6 +59,7 @@ class ApproachServer:
         pose = gh.request.pose
 
         def spec() -> GoalSpec:
+            node.require_ground("approach_object", ErrorCode.UNKNOWN)
             oid = object_frame_id(pose.header.frame_id)
             if oid is None:
                 xy, yaw = node._goal_in_map(pose)

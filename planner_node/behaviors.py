@@ -131,7 +131,7 @@ class BehaviorServer:
         heading = np.array([math.cos(pose[2]), math.sin(pose[2])])
         goal = GoalSpec(pose[:2] + distance * heading, float(pose[2]), follower=make,
                         label=f"{NAMES[action]} {distance:.2f} m")
-        if not req.disable_collision_checks:
+        if not req.disable_collision_checks and node.body_kind == "ground":   # (a flying body: no ground map)
             goal.check = lambda pose, cmd: self._check_ahead(pose, cmd, distance, speed)
         return goal
 

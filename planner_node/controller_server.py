@@ -49,6 +49,7 @@ class ControllerServer:
         node, req = self.node, gh.request
 
         def spec() -> GoalSpec:
+            node.require_ground("follow_path", ErrorCode.INVALID_CONTROLLER)
             for value, known, what in ((req.controller_id, CONTROLLER_IDS, "controller"),
                                        (req.goal_checker_id, GOAL_CHECKER_IDS, "goal checker"),
                                        (req.progress_checker_id, PROGRESS_CHECKER_IDS, "progress checker")):

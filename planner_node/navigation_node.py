@@ -82,7 +82,7 @@ from planner_node.nav_costmaps import CostmapServers
 from planner_node.nav_goal import GoalExecution, GoalSpec
 from planner_node.nav_inputs import LATCHED, LOCKSTEP_SENSOR, TF_QOS, NavInputs, stamp_ns
 from planner_node.nav_lifecycle import NavLifecycle
-from planner_node.navigation import GridPlanner, NavigationError
+from planner_node.navigation import ErrorCode, GridPlanner, NavigationError
 from planner_node.planner_server import PlannerServer
 from planner_node.smoother_server import SmootherServer
 
@@ -131,6 +131,12 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         self.observe_every = int(p("observe_every", 10).value)
         lifecycle_names = [n for n in p("lifecycle_names", ["bt_navigator", "amcl", "~"]).value if n]
         localization_rate = float(p("localization_rate", 1.0).value)
+        self.body_kind = str(p("body_kind", "ground", ParameterDescriptor(
+            description="ground | aerial: a flying body gets the behaviors only (spin, backup, drive_on_heading, "
+                        "wait, no collision checks); the servers that plan or follow on the 2-D ground map end "
+                        "its goals with their invalid-plugin codes")).value)
+        if self.body_kind not in ("ground", "aerial"):
+            raise ValueError(f"body_kind must be ground or aerial, got {self.body_kind!r}")
         waypoint_servers = declare_bool(self, "waypoint_servers", True,
                                         "serve follow_waypoints, navigate_through_poses")
         if self.control_rate <= 0:
@@ -222,6 +228,14 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         with self._cv:
             return self._running_goals == 0 and time.monotonic() - self._last_goal_end > 0.3
 
+    def require_ground(self, server: str, code: ErrorCode) -> None:
+        """Raise ``code`` for a server that plans or follows on the 2-D ground map when the
+        body flies (``body_kind: aerial``)."""
+        if self.body_kind == "aerial":
+            raise NavigationError(code, f"{server} plans and follows paths on the 2-D ground map: it does not apply "
+                                        "to a flying body (body_kind: aerial); fly with spin, drive_on_heading, "
+                                        "backup, wait or cmd_vel")
+
     def goal_gate(self, server: str):
         """Whether server ``server`` takes a new goal (its lifecycle state: nav_lifecycle)."""
         return self.servers.gate(server) if self.servers is not None else GoalResponse.ACCEPT
@@ -239,6 +253,7 @@ class NavigationNode(NavInputs, GoalExecution, Node):
             return result
 
         def spec() -> GoalSpec:
+            self.require_ground("navigate_to_pose", ErrorCode.UNKNOWN)
             goal_xy, goal_yaw = self._goal_in_map(gh.request.pose)
             return GoalSpec(goal_xy, goal_yaw, stamp_ns(gh.request.pose.header.stamp))
         return self.run_goal(gh, spec, self._feedback, NavigateToPose.Result())

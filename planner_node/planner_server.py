@@ -69,6 +69,7 @@ class PlannerServer:
         through = action is ComputePathThroughPoses
         t0 = time.perf_counter()
         try:
+            self.node.require_ground("the planner server", ErrorCode.INVALID_PLANNER)
             if gh.request.planner_id not in PLANNER_IDS:
                 raise NavigationError(ErrorCode.INVALID_PLANNER, f"planner {gh.request.planner_id!r} does not exist; "
                                                                  f"known: {', '.join(repr(p) for p in PLANNER_IDS)}")

@@ -55,6 +55,9 @@ class SmootherServer:
         node, req, result = self.node, gh.request, SmoothPath.Result()
         r = SmoothPath.Result
         t0 = time.perf_counter()
+        if node.body_kind == "aerial":
+            return self._fail(gh, result, r.INVALID_SMOOTHER, "smooth_path smooths paths on the 2-D ground map: it "
+                                                              "does not apply to a flying body (body_kind: aerial)")
         if req.smoother_id not in SMOOTHER_IDS:
             return self._fail(gh, result, r.INVALID_SMOOTHER, f"smoother {req.smoother_id!r} does not exist; known: "
                                                               f"{', '.join(map(repr, SMOOTHER_IDS))}")

@@ -12,6 +12,7 @@ a deadline.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
@@ -50,31 +51,37 @@ from planner_node.smoothing import resample  # noqa: E402
 WAIT_S = 30.0
 
 
-@pytest.fixture(scope="module")
-def ros():
+@contextlib.contextmanager
+def nav_stack(free_start=(1.0, 4.5, 0.0), aerial: bool = False):
+    """A context on a random localhost domain with a lock-step (/lock) and a free-run (/free)
+    fake robot, a navigation node for each and a commander (Navigator) in each namespace;
+    yields {"robot", "nav", "cmd", "context"} (also used by benchmarks/bench_nav2_servers.py);
+    ``aerial``: also /air, a free-run node with body_kind aerial."""
     saved = {k: os.environ.get(k) for k in ("ROS_DOMAIN_ID", "ROS_AUTOMATIC_DISCOVERY_RANGE", "ROS_LOCALHOST_ONLY")}
     domain = random.SystemRandom().randint(1, 101)
-    os.environ["ROS_DOMAIN_ID"] = str(domain)
-    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    os.environ.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
     os.environ.pop("ROS_LOCALHOST_ONLY", None)
     context = Context()
     rclpy.init(context=context, domain_id=domain)
     executor = SteadyMultiThreadedExecutor(num_threads=4, context=context)
     robots = {"lock": FakeRobot("lock", context, start=(1.0, 1.0, 0.0), lockstep=True),
-              "free": FakeRobot("free", context, start=(1.0, 4.5, 0.0))}
+              "free": FakeRobot("free", context, start=free_start)}
     navs = {"lock": NavigationNode(namespace="lock", context=context, parameter_overrides=FAST + [
                 rclpy.parameter.Parameter("lockstep", value=True)]),
             "free": NavigationNode(namespace="free", context=context, parameter_overrides=FAST)}
+    if aerial:
+        robots["air"] = FakeRobot("air", context, start=(1.0, 4.5, 0.0))
+        navs["air"] = NavigationNode(namespace="air", context=context, parameter_overrides=FAST + [
+            rclpy.parameter.Parameter("body_kind", value="aerial")])
     executors = [executor]
     for r in robots.values():
         executors.append(SingleThreadedExecutor(context=context))
         executors[-1].add_node(r)
     for n in navs.values():
         executor.add_node(n)
-    threads = [threading.Thread(target=e.spin, daemon=True) for e in executors]
-    for t in threads:
-        t.start()
-    cmd = {ns: Navigator.create("commander", namespace=ns, context=context) for ns in ("lock", "free")}
+    for e in executors:
+        threading.Thread(target=e.spin, daemon=True).start()
+    cmd = {ns: Navigator.create("commander", namespace=ns, context=context) for ns in navs}
     try:
         yield {"robot": robots, "nav": navs, "cmd": cmd, "context": context}
     finally:
@@ -90,6 +97,12 @@ def ros():
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def ros():
+    with nav_stack(aerial=True) as stack:
+        yield stack
 
 
 def map_msg(robot) -> OccupancyGrid:
@@ -322,6 +335,21 @@ def test_approach_object_ends_near_the_object_facing_it(ros):
     assert -1e-9 <= gap <= 0.5 + 1e-9 and abs(wrap_angle(math.atan2(1.5 - y, 3.0 - x) - yaw)) < 1e-6
     assert nav.approach(pose_stamped(0.0, 0.0, None, frame_id="object/77"))     # no such object
     assert wait_task(nav) == TaskResult.FAILED and nav.error_code == 9002 and "object 77" in nav.error_msg
+
+
+def test_a_flying_body_gets_the_behaviors_and_clear_errors_for_the_rest(ros):
+    nav = ros["cmd"]["air"]
+    assert nav.getPath(start_pose(ros, "air"), pose_stamped(2.0, 4.5)) is None
+    code, msg = nav.getTaskError()
+    assert code == 201 and "flying body" in msg
+    nav.followPath(ros["cmd"]["lock"].getPath(pose_stamped(1.0, 4.5), pose_stamped(2.0, 4.5), use_start=True))
+    assert wait_task(nav) == TaskResult.FAILED and nav.getTaskError()[0] == FollowPath.Result.INVALID_CONTROLLER
+    nav.goToPose(pose_stamped(2.0, 4.5))
+    assert wait_task(nav) == TaskResult.FAILED and "flying body" in nav.getTaskError()[1]
+    teleport(ros["robot"]["air"], 1.0, 4.5, 0.0)
+    nav.spin(1.0)
+    assert wait_task(nav) == TaskResult.SUCCEEDED, nav.getTaskError()
+    assert abs(wrap_angle(here(ros, "air")[2] - 1.0)) <= math.radians(1.0)
 
 
 def test_change_map_then_shutdown(ros, tmp_path):
