@@ -136,4 +136,24 @@ class WaitFollower(_Behavior):
         if self.left <= 1e-9:
             return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
         return Command(0.0, 0.0, "waiting", 0.0, self.left)
-__all__ = ["SpinFollower", "StraightFollower", "WaitFollower"]
+class TeleopFollower(_Behavior):
+    """Assisted teleoperation: each period the operator's latest command ``source() -> (v, w)``,
+    its forward speed scaled by ``scale(pose, v) -> factor`` (0..1: how much of it is safe; a
+    collision check ahead), until ``done()`` (the operator preempts it)."""
+
+    def __init__(self, cfg: FollowerConfig, source, done, scale=lambda pose, v: 1.0):
+        super().__init__(cfg)
+        self.source, self.done, self.scale = source, done, scale
+
+    def step(self, pose, t: float) -> Command:
+        if self.done():
+            return Command(0.0, 0.0, "succeeded", 0.0, 0.0)
+        v, w = self.source()
+        v = float(np.clip(v, -self.cfg.max_linear, self.cfg.max_linear))
+        w = float(np.clip(w, -self.cfg.max_angular, self.cfg.max_angular))
+        if v != 0.0:
+            v *= float(np.clip(self.scale(pose, v), 0.0, 1.0))
+        return Command(v, w, "following", 0.0, math.inf)
+
+
+__all__ = ["SpinFollower", "StraightFollower", "TeleopFollower", "WaitFollower"]

@@ -1,7 +1,8 @@
-"""The behavior server of the navigation node: ``spin``, ``backup``, ``drive_on_heading`` and
-``wait`` (nav2_msgs/action/Spin, BackUp, DriveOnHeading, Wait) with Nav2's semantics, each a
-goal of :class:`planner_node.nav_goal.GoalExecution` (lock-step or free-run) with its own
-control (:mod:`planner_node.behavior_control`).
+"""The behavior server of the navigation node: ``spin``, ``backup``, ``drive_on_heading``,
+``wait`` and ``assisted_teleop`` (nav2_msgs/action/Spin, BackUp, DriveOnHeading, Wait,
+AssistedTeleop) with Nav2's semantics, each a goal of
+:class:`planner_node.nav_goal.GoalExecution` (lock-step or free-run) with its own control
+(:mod:`planner_node.behavior_control`).
 
 * ``drive_on_heading``: ``target.x`` metres along the heading at the start at ``|speed|`` (at
   most the body's ``max_linear_speed``); ``backup``: the same backwards (Nav2 drives it
@@ -16,6 +17,11 @@ control (:mod:`planner_node.behavior_control`).
   ahead.  Feedback ``angular_distance_traveled``.
 * ``wait``: stand still for ``time`` (sim time in lock-step, where it steps the simulator).
   Feedback ``time_left``.
+* ``assisted_teleop``: drive with the operator's ``cmd_vel_teleop`` (geometry_msgs/Twist:
+  linear.x, angular.z, at most the body's limits), the forward speed cut to the largest share
+  (1, 3/4, 1/2, 1/4, 0) whose ``simulate_ahead_time`` of motion stays off obstacles, until
+  ``preempt_teleop`` (std_msgs/Empty: SUCCEEDED), a cancel, or ``time_allowance`` (TIMEOUT).
+  Feedback ``current_teleop_duration``.
 * ``time_allowance`` > 0: ``TIMEOUT`` when a behavior runs longer; 0: no limit.
 * results carry ``total_elapsed_time``.
 
@@ -29,16 +35,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from nav2_msgs.action import BackUp, DriveOnHeading, Spin, Wait
+from geometry_msgs.msg import Twist
+from nav2_msgs.action import AssistedTeleop, BackUp, DriveOnHeading, Spin, Wait
 from rclpy.action import ActionServer, CancelResponse
+from std_msgs.msg import Empty
 
-from planner_node.behavior_control import SpinFollower, StraightFollower, WaitFollower
+from planner_node.behavior_control import SpinFollower, StraightFollower, TeleopFollower, WaitFollower
 from planner_node.following import GaitFollower
 from planner_node.nav_convert import duration_msg, seconds
 from planner_node.nav_goal import GoalSpec
 from planner_node.navigation import ErrorCode, NavigationError
 
-NAMES = {Spin: "spin", BackUp: "backup", DriveOnHeading: "drive_on_heading", Wait: "wait"}
+NAMES = {Spin: "spin", BackUp: "backup", DriveOnHeading: "drive_on_heading", Wait: "wait",
+         AssistedTeleop: "assisted_teleop"}
 
 
 def behavior_codes(action):
@@ -56,7 +65,7 @@ def behavior_codes(action):
 
 
 class BehaviorServer:
-    """The four behaviors on the navigation ``node`` (see the module docstring)."""
+    """The behaviors on the navigation ``node`` (see the module docstring)."""
 
     def __init__(self, node):
         self.node = node
@@ -67,6 +76,16 @@ class BehaviorServer:
                          cancel_callback=lambda _: CancelResponse.ACCEPT,
                          callback_group=node._action_group, result_timeout=60)
             for action, name in NAMES.items()]
+        self._teleop = (0.0, 0.0)
+        self._preempt = False
+        node.create_subscription(Twist, "cmd_vel_teleop", self._on_teleop, 10, callback_group=node._sub_group)
+        node.create_subscription(Empty, "preempt_teleop", self._on_preempt, 10, callback_group=node._sub_group)
+
+    def _on_teleop(self, msg: Twist) -> None:
+        self._teleop = (float(msg.linear.x), float(msg.angular.z))
+
+    def _on_preempt(self, msg) -> None:
+        self._preempt = True
 
     def _execute(self, gh, action):
         node, req = self.node, gh.request
@@ -75,7 +94,12 @@ class BehaviorServer:
         def spec() -> GoalSpec:
             pose, _ = node._robot_pose()
             state["start"] = pose
-            if action is Wait:
+            if action is AssistedTeleop:
+                self._preempt, self._teleop = False, (0.0, 0.0)
+                make = lambda on_gait: TeleopFollower(node.follower_config, lambda: self._teleop,  # noqa: E731
+                                                      lambda: self._preempt, self._safe_fraction)
+                goal = GoalSpec(pose[:2].copy(), None, follower=make)
+            elif action is Wait:
                 make = lambda on_gait: WaitFollower(node.follower_config, seconds(req.time))  # noqa: E731
                 goal = GoalSpec(pose[:2].copy(), float(pose[2]), follower=make, max_time=0.0)
             elif action is Spin:
@@ -99,7 +123,9 @@ class BehaviorServer:
         def feedback(gh, pose, stamp, elapsed, cmd, recoveries):
             state["elapsed"] = elapsed
             fb, f = action.Feedback(), state["follower"]
-            if action is Spin:
+            if action is AssistedTeleop:
+                fb.current_teleop_duration = duration_msg(elapsed)
+            elif action is Spin:
                 fb.angular_distance_traveled = float(abs(f.turned))
             elif action is Wait:
                 fb.time_left = duration_msg(f.left)
@@ -137,14 +163,21 @@ class BehaviorServer:
 
     def _check_ahead(self, pose, cmd, distance: float, speed: float) -> None:
         """COLLISION_AHEAD when the body, moving on by what it covers in
-        ``simulate_ahead_time`` (at most what is left of the move), would touch an obstacle
-        of the local costmap: its front edge (the centre line and two lines at 0.7 of its
-        radius to the sides, one radius further) meets a lethal cell."""
-        node = self.node
+        ``simulate_ahead_time`` (at most what is left of the move), would touch an obstacle."""
         ahead = min(abs(speed) * self.simulate_ahead, float(cmd.distance_remaining))
-        if ahead <= 0:
-            return
         sign = 1.0 if distance >= 0 else -1.0
+        if ahead > 0 and self._blocked_ahead(pose, sign, ahead):
+            raise NavigationError(ErrorCode.COLLISION_AHEAD,
+                                  f"collision ahead: an obstacle within {ahead:.2f} m "
+                                  f"{'ahead of' if sign > 0 else 'behind'} ({pose[0]:.2f}, {pose[1]:.2f})")
+
+    def _blocked_ahead(self, pose, sign: float, ahead: float) -> bool:
+        """Whether the body's front edge (the centre line and two lines at 0.7 of its radius
+        to the sides, one radius further), moving ``ahead`` m (backwards for ``sign`` < 0),
+        meets a lethal cell of the local costmap (a flying body: never)."""
+        node = self.node
+        if node.body_kind != "ground":
+            return False
         u = sign * np.array([math.cos(pose[2]), math.sin(pose[2])])
         side = np.array([-u[1], u[0]])
         r = node.robot_radius
@@ -153,10 +186,15 @@ class BehaviorServer:
         for off, reach in ((0.0, r), (0.7 * r, 0.7 * r), (-0.7 * r, 0.7 * r)):
             d = np.linspace(0.0, ahead, max(2, int(math.ceil(ahead / (res / 2))))) + reach
             pts.append(pose[:2] + off * side + np.outer(d, u))
-        if node.costmaps.path_blocked("local_costmap", np.vstack(pts)):
-            raise NavigationError(ErrorCode.COLLISION_AHEAD,
-                                  f"collision ahead: an obstacle within {ahead:.2f} m "
-                                  f"{'ahead of' if sign > 0 else 'behind'} ({pose[0]:.2f}, {pose[1]:.2f})")
+        return node.costmaps.path_blocked("local_costmap", np.vstack(pts))
+
+    def _safe_fraction(self, pose, v: float) -> float:
+        """Assisted teleop: the largest share (1, 3/4, 1/2, 1/4, 0) of the operator's speed
+        whose ``simulate_ahead_time`` of motion stays off obstacles."""
+        for share in (1.0, 0.75, 0.5, 0.25):
+            if not self._blocked_ahead(pose, 1.0 if v > 0 else -1.0, abs(v) * share * self.simulate_ahead):
+                return share
+        return 0.0
 
 
 __all__ = ["BehaviorServer", "behavior_codes"]

@@ -6,7 +6,8 @@ method names and return values:
 * ``getPath(start, goal, planner_id='', use_start=False)`` / ``getPathThroughPoses`` ->
   nav_msgs/Path or None (the error in ``getTaskError()``); ``smoothPath(path, smoother_id='',
   max_duration=2.0, check_for_collision=False)`` -> Path or None;
-* ``followPath(path, controller_id='', goal_checker_id='')``, ``spin(spin_dist=1.57,
+* ``followPath(path, controller_id='', goal_checker_id='')``, ``assistedTeleop(time_allowance=30)``,
+  ``spin(spin_dist=1.57,
   time_allowance=10, disable_collision_checks=False)``, ``backup(backup_dist=0.15,
   backup_speed=0.025, ...)``, ``driveOnHeading(dist=0.15, speed=0.025, ...)``: a running
   task (RunningTask) or None when rejected; then ``isTaskComplete`` / ``getFeedback`` /
@@ -24,6 +25,7 @@ from __future__ import annotations
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point
 from nav2_msgs.action import (
+    AssistedTeleop,
     BackUp,
     ComputePathThroughPoses,
     ComputePathToPose,
@@ -44,7 +46,7 @@ from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 
 #: RunningTask values of the tasks besides navigation (nav2_simple_commander's numbers)
-FOLLOW_PATH, SPIN, BACKUP, DRIVE_ON_HEADING = 3, 6, 7, 8
+FOLLOW_PATH, SPIN, BACKUP, DRIVE_ON_HEADING, ASSISTED_TELEOP = 3, 6, 7, 8, 9
 
 
 def _secs(seconds: float) -> Duration:
@@ -146,6 +148,11 @@ class CommanderApi:
             target=Point(x=float(dist)), speed=float(speed), time_allowance=_secs(time_allowance),
             disable_collision_checks=disable_collision_checks), "DriveOnHeading", DRIVE_ON_HEADING)
 
+    def assistedTeleop(self, time_allowance: float = 30):
+        """Drive with ``cmd_vel_teleop``, slowed before obstacles, until ``preempt_teleop``."""
+        return self._send_to("assisted_teleop", AssistedTeleop, AssistedTeleop.Goal(
+            time_allowance=_secs(time_allowance)), "AssistedTeleop", ASSISTED_TELEOP)
+
     # ------------------------------------------------------------ costmaps, maps
     def clearLocalCostmap(self) -> None:
         self._call("local_costmap/clear_entirely_local_costmap", ClearEntireCostmap, ClearEntireCostmap.Request())
@@ -205,4 +212,4 @@ class CommanderApi:
         return self._manage(ManageLifecycleNodes.Request.SHUTDOWN)
 
 
-__all__ = ["CommanderApi", "FOLLOW_PATH", "SPIN", "BACKUP", "DRIVE_ON_HEADING"]
+__all__ = ["CommanderApi", "FOLLOW_PATH", "SPIN", "BACKUP", "DRIVE_ON_HEADING", "ASSISTED_TELEOP"]

@@ -65,6 +65,7 @@ class RunningTask(IntEnum):
     SPIN = 6
     BACKUP = 7
     DRIVE_ON_HEADING = 8
+    ASSISTED_TELEOP = 9
 
     def __bool__(self) -> bool:           # BasicNavigator returns an Enum member: always true
         return True

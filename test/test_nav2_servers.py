@@ -33,11 +33,13 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
 
 pytest.importorskip("nav2_msgs")
 from builtin_interfaces.msg import Duration  # noqa: E402
+from geometry_msgs.msg import Twist, Vector3  # noqa: E402
 from lifecycle_msgs.msg import Transition  # noqa: E402
 from lifecycle_msgs.srv import ChangeState, GetState  # noqa: E402
 from nav2_msgs.action import BackUp, DriveOnHeading, FollowPath, SmoothPath, Wait  # noqa: E402
 from nav2_msgs.srv import ManageLifecycleNodes  # noqa: E402
 from nav_msgs.msg import OccupancyGrid  # noqa: E402
+from std_msgs.msg import Empty  # noqa: E402
 from test_planner_nodes import FAST, FakeRobot  # noqa: E402
 
 from hazard_sim.geometry import wrap_angle  # noqa: E402
@@ -280,6 +282,27 @@ def test_costmaps_inflate_and_clears_have_their_effect(ros):
     nav.clearLocalCostmap()
     assert np.any(np.array(nav.getGlobalCostmap().data) == LETHAL)      # each costmap its own clears
     assert not np.any(np.array(nav.getLocalCostmap().data) == LETHAL)
+
+
+def test_assisted_teleop_slows_before_the_wall_until_preempted(ros):
+    nav, robot = ros["cmd"]["lock"], ros["robot"]["lock"]
+    teleport(robot, 3.0, 1.5, 0.0)                          # the wall at x = 4.0 m ahead
+    teleop = nav.node.create_publisher(Twist, "cmd_vel_teleop", 10)
+    preempt = nav.node.create_publisher(Empty, "preempt_teleop", 10)
+    assert nav.assistedTeleop(time_allowance=60) == RunningTask.ASSISTED_TELEOP
+    frame0, last = robot.frame, []
+    for _ in range(600):                                    # the operator pushes on, full speed
+        teleop.publish(Twist(linear=Vector3(x=0.5)))
+        nav.isTaskComplete()
+        last = (last + [here(ros, "lock")[0]])[-20:]
+        if robot.frame - frame0 > 40 and len(last) == 20 and max(last) - min(last) < 1e-9:
+            break                                           # it stopped
+    x = here(ros, "lock")[0]
+    assert 3.3 < x <= 4.0 - 0.25 and nav.getFeedback().current_teleop_duration.sec + \
+        nav.getFeedback().current_teleop_duration.nanosec > 0
+    teleop.publish(Twist())
+    preempt.publish(Empty())
+    assert wait_task(nav) == TaskResult.SUCCEEDED, nav.getTaskError()
 
 
 def test_cancel_and_preempt_free_run(ros):

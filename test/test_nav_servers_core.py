@@ -135,3 +135,22 @@ def test_wait_lasts_its_time_and_a_stalled_move_is_stuck():
     statuses = [f.step(np.zeros(3), k * 0.1).status for k in range(13)]   # the body never moves
     assert statuses[:11] == ["following"] * 11 and statuses[-1] == "stuck"
     assert runner.follower is f
+
+
+def test_launch_files_start_the_navigator_for_each_body():
+    from pathlib import Path
+
+    from hazard_ros.launcher import describe
+    launch = Path(__file__).resolve().parent.parent / "launch"
+
+    def nav_params(name, args):
+        procs = {p.name: p for p in describe(launch / name, args).processes}
+        if "navigation_node" not in procs:
+            return None
+        cmd = procs["navigation_node"].cmd
+        return {cmd[k + 1] for k, a in enumerate(cmd) if a == "-p"}
+    assert {"robot_radius:=0.18", "max_linear_speed:=0.5", "lockstep:=false"} <= nav_params("doze.launch.yaml", {})
+    assert nav_params("doze.launch.yaml", {"decision": "frontier"}) is None        # the agent drives it
+    assert nav_params("esar.launch.yaml", {}) is None
+    assert "body_kind:=aerial" in nav_params("esar.launch.yaml", {"navigation": "true"})
+    assert {"approach_gap:=0.5", "approach_reach:=2.5"} <= nav_params("hazard.launch.yaml", {})
