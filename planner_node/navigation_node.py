@@ -92,6 +92,11 @@ PUBLISHED_TOPICS = [
     ("plan", "nav_msgs/msg/Path"),
     ("navigate_to_pose/_action/feedback", "nav2_msgs/action/NavigateToPose_FeedbackMessage"),
     ("navigate_to_pose/_action/status", "action_msgs/msg/GoalStatusArray"),
+    ("amcl_pose", "geometry_msgs/msg/PoseWithCovarianceStamped"),
+    ("global_costmap/costmap", "nav_msgs/msg/OccupancyGrid"),
+    ("global_costmap/costmap_raw", "nav2_msgs/msg/Costmap"),
+    ("local_costmap/costmap", "nav_msgs/msg/OccupancyGrid"),
+    ("local_costmap/costmap_raw", "nav2_msgs/msg/Costmap"),
 ]
 ACTION_NAME = "navigate_to_pose"
 __reexported__ = (LATCHED, LOCKSTEP_SENSOR, TF_QOS)

@@ -282,6 +282,9 @@ def test_costmaps_inflate_and_clears_have_their_effect(ros):
     nav.clearLocalCostmap()
     assert np.any(np.array(nav.getGlobalCostmap().data) == LETHAL)      # each costmap its own clears
     assert not np.any(np.array(nav.getLocalCostmap().data) == LETHAL)
+    node._on_map(map_msg(ros["robot"]["lock"]))
+    nav.clearAllCostmaps()
+    assert not any(np.any(np.array(m.data) == LETHAL) for m in (nav.getGlobalCostmap(), nav.getLocalCostmap()))
 
 
 def test_assisted_teleop_slows_before_the_wall_until_preempted(ros):
