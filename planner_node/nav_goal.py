@@ -171,7 +171,9 @@ class GoalExecution:
         # the simulator's touch sensor: bumps marked as the embedded walking map marks them
         self._use_bumper = self._use_walk_map and self.lockstep and self._has_publishers("bumper/cells")
         self._walk_due = lambda frame: False
-        self._wait_map_and_pose()
+        # a behavior needs no map (its collision check sees none until one comes): in
+        # lock-step the map may only come with the frames the behavior steps
+        self._wait_map_and_pose(need_map=spec.follower is None)
         if self.lockstep:
             self._wait_goal_frame(spec.stamp_ns)
         if spec.prepare is not None:
@@ -192,9 +194,9 @@ class GoalExecution:
     def _has_publishers(self, topic: str) -> bool:
         return self.count_publishers(self.resolve_topic_name(topic)) > 0
 
-    def _wait_map_and_pose(self) -> None:
+    def _wait_map_and_pose(self, need_map: bool = True) -> None:
         topic = "walk_map" if self._use_walk_map else "map"
-        if not self._wait(lambda: (self._walk_map if self._use_walk_map else self._map) is not None,
+        if need_map and not self._wait(lambda: (self._walk_map if self._use_walk_map else self._map) is not None,
                           self.wait_timeout):
             raise NavigationError(ErrorCode.PLANNER_UNKNOWN, f"no map received on {self.resolve_topic_name(topic)} "
                                                              f"within {self.wait_timeout:g} s")
