@@ -11,8 +11,10 @@ lock-step the node decides once the map of the current frame is there).
 Actions:
   walk_to(id)     NavigateToPose to a free spot near the object's last known position (the
                   agent's memory), facing it; the body stops within 0.5 m of it; fails after
-                  100 frames of sim time (HAZARD's walk_to limit: canceled from here, or
-                  exactly by navigation_node's max_navigation_time: 10.0) or when
+                  100 frames of sim time (HAZARD's walk_to limit: exactly by
+                  navigation_node's max_navigation_time: 10.0, or canceled from here: at
+                  the limit in free-run, a half turn later in lock-step, where the navigator
+                  ends it and an arrival in time still turns to face the object) or when
                   navigation fails
   move_by(m)      NavigateToPose straight ahead, same heading
   turn_by(deg), turn_to(id)   NavigateToPose in place, new heading
@@ -36,12 +38,17 @@ has seen the object, as the embedded walk_to does), walk_map (default: lockstep:
 embedded body's walking map from every observation the agent gets (``planner_node.walk_map``),
 publish it on ``walk_map`` with the stamp of its newest frame, and set navigation_node's
 ``walk_map`` parameter so that it plans there), navigation_node (navigation_node: the node
-whose ``walk_map`` / ``arrive_near`` parameters are set in lock-step; a walk_to's goal then
-also ends within 0.5 m of the object, facing it, as embedded).
+whose ``walk_map`` parameter is set in lock-step).
+
+In lock-step (exact arrival) a walk_to is an ``approach_object`` goal (the object's centre:
+the navigator ends within 0.5 m of it, facing it, as embedded) and a move_by a
+``drive_on_heading`` goal (no collision check ahead: the first bump ends it); otherwise
+both are NavigateToPose goals.
 """
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 
@@ -84,6 +91,8 @@ from hazard_sim.tasks.hazard.actions import ActionError, parse_action
 from hazard_sim.tasks.hazard.agents import AGENTS, GROUP
 from hazard_sim.tasks.hazard.controllers import run_action
 from perception_node.mapping_node import to_occupancy_grid
+from planner_node.approach import OBJECT_FRAME
+from planner_node.following import HUMANOID_MAX_LINEAR
 from planner_node.locomotion import RosLocomotion, RosPorts
 from planner_node.navigation import ErrorCode, OccupancyMap
 from planner_node.observation import (
@@ -107,6 +116,9 @@ PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String"),
 LOCKSTEP_READER = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 REACH = HumanoidSpec().reach
+BODY_SPEED = HUMANOID_MAX_LINEAR    # m/s: move_by's drive_on_heading (the navigator caps it at the body's)
+#: frames of the longest final turn (half a turn at the body's turn rate), and one more
+FINAL_TURN_FRAMES = math.ceil(180.0 / HumanoidSpec().turn_per_frame_deg) + 1
 MAP_RESOLUTION = 0.1        # m: the walking map's cells when the task does not say
 #: navigation errors after which the agent gives up on an object (no path to it)
 NO_PATH_CODES = (ErrorCode.GOAL_OUTSIDE_MAP, ErrorCode.GOAL_OCCUPIED, ErrorCode.NO_VALID_PATH,
@@ -544,53 +556,50 @@ class DecisionNode(Node):
             return self.status["frame"] if self.status else 0
 
     # ------------------------------------------------------------ actions
-    def _set_goal_params(self, arrive=None, straight: bool = False) -> None:
-        """Lock-step: navigation_node's per-goal parameters, set before the goal is sent:
-        ``arrive_near`` ([x, y, object radius, gap, reach]: walk_to as the core walks it) and
-        ``straight_goal`` (move_by: straight along the heading, no planning, a bump ends it)."""
-        if self.nav_params is None or not self.nav_params.wait_for_service(timeout_sec=self.wait_timeout):
-            self.get_logger().warning("no navigation_node/set_parameters: walk_to / move_by run as plain goals",
-                                      throttle_duration_sec=30.0)
-            return
-        params = []
-        if arrive is not None:
-            (tx, ty), radius, gap, reach, oid = arrive
-            # the object's id only where the box came from world/objects (the navigator follows it there)
-            follow = [float(oid)] if self.true_boxes and self._object_box(oid) is not None else []
-            params.append(Parameter(name="arrive_near", value=ParameterValue(
-                type=ParameterType.PARAMETER_DOUBLE_ARRAY,
-                double_array_value=[float(tx), float(ty), float(radius), float(gap), float(reach), *follow])))
-        if straight:
-            params.append(Parameter(name="straight_goal",
-                                    value=ParameterValue(type=ParameterType.PARAMETER_BOOL, bool_value=True)))
-        fut = self.nav_params.call_async(SetParameters.Request(parameters=params))
-        done = threading.Event()
-        fut.add_done_callback(lambda _: done.set())
-        if not done.wait(self.wait_timeout) or fut.result() is None or \
-                not all(r.successful for r in fut.result().results):
-            self.get_logger().warning("navigation_node did not take the goal's parameters: walk_to / move_by "
-                                      "run as plain goals")
-
-    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None, arrive=None,
-                  straight: bool = False):
-        """(Status, reason) of one NavigateToPose goal.  The goal carries the stamp of the
-        frame it was decided on (in lock-step the server plans on that frame's map).
-        ``arrive`` (lock-step): ``(object xy, object radius, gap, reach)``: the walk goes to
-        the object's stand-off cells and ends within ``gap`` of it, facing it (the
-        navigation node's ``arrive_near``); ``straight`` (lock-step, move_by): walk straight
-        to the goal, failing at a bump (``straight_goal``)."""
-        if arrive is not None or straight:
-            self._set_goal_params(arrive, straight)
-        if self.walk_map is not None:
-            self._walk_map_current()          # navigation_node plans on the map of this frame
+    def _goal_stamp(self) -> TimeMsg:
+        """The stamp of the frame the agent decided on (in lock-step the server plans on that
+        frame's pose and map)."""
         with self._cv:
             frame = int(self.latest["frame"]) if self.latest is not None else 0
         ns = int(round(frame * self.frame_dt * 1e9))
-        stamp = TimeMsg(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
-        if not self.navigator.go_to_pose(pose_stamped(x, y, yaw, self.global_frame, stamp),
-                                         timeout_sec=self.wait_timeout):
+        return TimeMsg(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+    def _navigate(self, x: float, y: float, yaw: float | None, max_frames: int | None = None):
+        """(Status, reason) of one NavigateToPose goal, stamped with the frame it was decided on."""
+        return self._run_goal(lambda stamp: self.navigator.go_to_pose(
+            pose_stamped(x, y, yaw, self.global_frame, stamp), timeout_sec=self.wait_timeout), max_frames)
+
+    def _approach(self, target, yaw: float, max_frames: int | None = None):
+        """(Status, reason) of an ``approach_object`` goal (lock-step walk_to): to the object
+        (``target.id`` in frame ``object/<id>`` when located by its world/objects box, else its
+        remembered centre), ending within the gap of it and facing it, as the embedded walk does
+        (``yaw``: the heading facing it from the stand-off pose)."""
+        if target.true_box:
+            frame, x, y = f"{OBJECT_FRAME}{int(target.id)}", 0.0, 0.0
+        else:
+            frame, x, y = self.global_frame, float(target.xy[0]), float(target.xy[1])
+        return self._run_goal(lambda stamp: self.navigator.approach(
+            pose_stamped(x, y, yaw, frame, stamp), timeout_sec=self.wait_timeout), max_frames)
+
+    def _drive(self, distance: float):
+        """(Status, reason) of a ``drive_on_heading`` goal (lock-step move_by): straight along
+        the heading at the body's speed, no collision check ahead: the first bump ends it."""
+        return self._run_goal(lambda stamp: self.navigator.drive_on_heading(
+            distance, BODY_SPEED, disable_collision_checks=True, timeout_sec=self.wait_timeout), None)
+
+    def _run_goal(self, send, max_frames: int | None):
+        """Send a goal (``send(stamp) -> accepted``) and wait for it; ``max_frames`` of sim
+        time cancel it (NOT_ARRIVED)."""
+        if self.walk_map is not None:
+            self._walk_map_current()          # navigation_node plans on the map of this frame
+        if not send(self._goal_stamp()):
             return Status.INVALID, f"navigation: {self.navigator.error_msg}"
         limit = None if max_frames is None else max_frames * self.frame_dt
+        if limit is not None and self.lockstep:
+            # the navigator ends a late walk exactly (max_navigation_time) and, as the embedded
+            # walk_to, still turns to face the object after an arrival in time: a cancel from
+            # here at the limit would race those last turning frames
+            limit += FINAL_TURN_FRAMES * self.frame_dt
 
         def over(fb):
             if self.metrics is not None:          # the episode ended under way
@@ -635,7 +644,8 @@ class DecisionNode(Node):
     def execute(self, agent, action) -> tuple[Status, str, list[dict]]:
         """Run one HAZARD action through the core's action programs on a ROS locomotion;
         returns its status, reason and the observations it took (besides the periodic ones)."""
-        ports = RosPorts(navigate=self._navigate, trigger=self._hands, wait_frame=self.wait_for_frame,
+        ports = RosPorts(navigate=self._navigate, approach=self._approach, drive=self._drive, trigger=self._hands,
+                         wait_frame=self.wait_for_frame,
                          nav_map=self._nav_blocked, episode_over=lambda: self.metrics is not None,
                          cancel=self.navigator.cancel_task, walk_to_frames=self.walk_to_frames,
                          exact_arrival=self.lockstep, object_box=self._object_box if self.true_boxes else None)

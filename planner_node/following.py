@@ -296,6 +296,7 @@ class GaitFollower(PathFollower):
         self.arrival: tuple[np.ndarray, float, float, float] | None = None
         self.arrived_t: float | None = None
         self._straight: list[float] | None = None      # move_by: the steps left (set_straight)
+        self._straight_sign = 1.0
 
     def set_arrival(self, target_xy, target_radius: float, body_radius: float, gap: float) -> None:
         """``walk_to``'s arrival (:func:`gait.arrival_gap`): the walk also ends as soon as the
@@ -306,14 +307,17 @@ class GaitFollower(PathFollower):
                         float(gap))
         self.arrived_t = None
 
-    def set_straight(self, distance: float) -> None:
-        """HAZARD's ``move_by`` as the embedded body walks it: ``ceil(distance / step)`` frames
-        straight along the heading at the start (the last step what is left), whatever the
-        path's end: a body that slides along an obstacle keeps its heading; a step that
-        does not move the body at all is a bump (``stuck``)."""
-        step = self.cfg.max_linear * self.cfg.control_period
+    def set_straight(self, distance: float, speed: float | None = None) -> None:
+        """A straight walk as the embedded body walks HAZARD's ``move_by``: ``ceil(distance /
+        step)`` frames straight along the heading at the start (the last step what is left;
+        a step is ``min(speed, max_linear)`` for one control period), whatever the path's end:
+        a body that slides along an obstacle keeps its heading; a step that does not move the
+        body at all is a bump (``stuck``)."""
+        vmax = self.cfg.max_linear if speed is None else min(abs(float(speed)), self.cfg.max_linear)
+        step = vmax * self.cfg.control_period
         n = int(math.ceil(abs(distance) / step - 1e-9))
         self._straight = [min(step, abs(distance) - k * step) for k in range(n)]
+        self._straight_sign = 1.0 if distance >= 0 else -1.0        # backwards for a negative distance
 
     def check_arrival(self, pose, t: float) -> bool:
         """Whether the body has arrived (:meth:`set_arrival`); on arrival the walk ends."""
@@ -343,7 +347,7 @@ class GaitFollower(PathFollower):
         x, y, yaw = float(pose[0]), float(pose[1]), float(pose[2])
         xy = np.array([x, y])
         dt = c.control_period
-        bumped = self._last is not None and self._last[1] > 0 and \
+        bumped = self._last is not None and self._last[1] != 0 and \
             float(np.linalg.norm(self._last[0] - xy)) < 1e-9
         self._last = None
         if self._straight is not None:
@@ -355,8 +359,9 @@ class GaitFollower(PathFollower):
             step = self._straight.pop(0)
             self._frames += 1
             self._phase = "following"
-            self._last = (xy, step / dt)
-            return Command(step / dt, 0.0, "following", sum(self._straight) + step,
+            v = math.copysign(step / dt, self._straight_sign)
+            self._last = (xy, v)
+            return Command(v, 0.0, "following", sum(self._straight) + step,
                            (len(self._straight) + 1) * dt)
         self.check_arrival(pose, t)
         if not self.xy_reached:

@@ -6,9 +6,12 @@ the node through a few callables, so it is tested without a ROS context.
   :func:`~hazard_sim.navigation.stand_off.stand_off_pose` picks on the navigation map
   (or the agent's own), facing the object, cancelled after ``walk_to_frames`` frames (the
   object: its true box where the simulator's ground truth is offered, as embedded, else
-  its remembered centre);
+  its remembered centre); with ``exact_arrival`` (lock-step) an ``approach`` goal to the
+  object itself instead (the navigator walks the core's walk_to: planner_node/approach.py);
 * ``walk_straight``: NavigateToPose straight ahead, clipped where the map is blocked
-  along the heading (a walk, never a detour: what the embedded body does);
+  along the heading (a walk, never a detour: what the embedded body does); with
+  ``exact_arrival`` a ``drive`` (drive_on_heading) of the whole distance, the first bump
+  ending it, as the embedded body walks;
 * ``turn``: NavigateToPose in place (turns within one action add up from the commanded
   heading, so small stops do not accumulate);
 * ``pick_up`` / ``drop``: the simulator's (or the robot's) Trigger services.
@@ -37,18 +40,23 @@ class _Remembered:
     id: int
     xy: np.ndarray
     radius: float = OBJECT_RADIUS       # m: the object's footprint, as walk_to's arrival counts it
+    true_box: bool = False              # located by its ground-truth box (world/objects)
 
 
 @dataclass
 class RosPorts:
     """What the locomotion needs from the node."""
-    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None, arrive=None, straight=False)
-                                            # -> (Status, reason)
+    navigate: Callable[..., tuple]          # (x, y, yaw, max_frames=None) -> (Status, reason)
     trigger: Callable[[str], tuple]         # "pick_up" | "drop" -> (Status, reason)
     wait_frame: Callable[[str], dict]       # what -> the observation of the current frame
     nav_map: Callable[[], tuple | None]     # () -> (blocked, GridSpec) of the navigation map, or None
     episode_over: Callable[[], bool]
     cancel: Callable[[], None]
+    #: (object: id, xy, true_box; heading, max_frames) -> (Status, reason): the approach_object goal
+    #: (exact arrival only; the heading: facing the object from the stand-off pose)
+    approach: Callable[..., tuple] | None = None
+    #: metres -> (Status, reason): the drive_on_heading goal (exact arrival only)
+    drive: Callable[[float], tuple] | None = None
     walk_to_frames: int = 100
     #: the navigator reaches goals exactly (lock-step with the gait follower): plan the
     #: stand-off without the pure-pursuit follower's position tolerance
@@ -113,7 +121,7 @@ class RosLocomotion(Locomotion):
             return None, fail(Status.NOT_VISIBLE, f"object {object_id} has not been observed yet")
         box = self.ports.object_box(int(object_id)) if self.ports.object_box is not None else None
         if box is not None:              # seen: its true box, as embedded
-            return _Remembered(int(object_id), np.asarray(box[0], float)[:2], float(box[1])), None
+            return _Remembered(int(object_id), np.asarray(box[0], float)[:2], float(box[1]), True), None
         return _Remembered(int(object_id), np.asarray(xy, float)[:2]), None
 
     def _blocked(self):
@@ -158,10 +166,9 @@ class RosLocomotion(Locomotion):
 
     def _walk_straight_exact(self, metres):
         """move_by as the embedded body walks it: straight along the heading, no map, until
-        done or a bump (the navigator's straight goal)."""
+        done or a bump (a drive_on_heading goal)."""
         x, y, yaw = self.pose()
-        d = float(metres)
-        status, reason = self.ports.navigate(x + d * math.cos(yaw), y + d * math.sin(yaw), yaw, straight=True)
+        status, reason = self.ports.drive(float(metres))
         end = self._refresh("the end of move_by")["agent_pose"]
         self._yaw_ref = None
         if status in (Status.SUCCEEDED, Status.TIME_UP, Status.NOT_ARRIVED):
@@ -177,9 +184,7 @@ class RosLocomotion(Locomotion):
         if self.ports.exact_arrival:
             # the navigator ends the walk as the embedded walk_to does: within ARRIVE_GAP of the
             # object's circle, then facing it
-            status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames,
-                                                 arrive=(target.xy, target.radius, ARRIVE_GAP, BODY.reach,
-                                                         target.id))
+            status, reason = self.ports.approach(target, gyaw, self.ports.walk_to_frames)
         else:
             status, reason = self.ports.navigate(gx, gy, gyaw, self.ports.walk_to_frames)
         self._refresh("the end of walk_to")

@@ -55,9 +55,15 @@ class ErrorCode(IntEnum):
     PLANNER_UNKNOWN = 200            # nav2_msgs/ComputePathToPose
     START_OUTSIDE_MAP = 203
     GOAL_OUTSIDE_MAP = 204
+    START_OCCUPIED = 205
     GOAL_OCCUPIED = 206
     PLANNER_TIMEOUT = 207
     NO_VALID_PATH = 208
+    COLLISION_AHEAD = 703            # nav2_msgs/Spin (the behaviors map it to their own number)
+    INVALID_INPUT = 724              # nav2_msgs/DriveOnHeading (idem)
+    INVALID_PLANNER = 201            # nav2_msgs/ComputePathToPose
+    INVALID_CONTROLLER = 101         # nav2_msgs/FollowPath
+    INVALID_PATH = 103
     UNKNOWN = 9000                   # nav2_msgs/NavigateToPose
     TF_ERROR = 9002
     TIMEOUT = 9003

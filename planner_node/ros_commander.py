@@ -33,9 +33,10 @@ import time
 from enum import IntEnum
 
 from action_msgs.msg import GoalStatus
+from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from lifecycle_msgs.srv import GetState
-from nav2_msgs.action import FollowWaypoints, NavigateThroughPoses, NavigateToPose
+from nav2_msgs.action import DriveOnHeading, FollowWaypoints, NavigateThroughPoses, NavigateToPose
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import SingleThreadedExecutor
@@ -43,6 +44,7 @@ from rclpy.task import Future
 
 from hazard_ros import ros_qos as qos
 from hazard_sim.rotations import yaw_to_quaternion
+from planner_node.commander_api import CommanderApi
 
 
 class TaskResult(IntEnum):
@@ -58,10 +60,20 @@ class RunningTask(IntEnum):
     NONE = 0
     NAVIGATE_TO_POSE = 1
     NAVIGATE_THROUGH_POSES = 2
+    FOLLOW_PATH = 3
     FOLLOW_WAYPOINTS = 4
+    SPIN = 6
+    BACKUP = 7
+    DRIVE_ON_HEADING = 8
+    ASSISTED_TELEOP = 9
 
     def __bool__(self) -> bool:           # BasicNavigator returns an Enum member: always true
         return True
+
+
+def _duration(seconds: float) -> Duration:
+    ns = int(round(max(0.0, float(seconds)) * 1e9))
+    return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
 def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "map", stamp=None) -> PoseStamped:
@@ -79,14 +91,15 @@ def pose_stamped(x: float, y: float, yaw: float | None = 0.0, frame_id: str = "m
     return ps
 
 
-class Navigator:
-    """Send NavigateToPose goals and follow them; see the module docstring."""
+class Navigator(CommanderApi):
+    """Send NavigateToPose goals and follow them; see the module docstring (and
+    :mod:`planner_node.commander_api` for the planner, controller, smoother, behavior,
+    costmap, map and lifecycle calls)."""
 
     def __init__(self, node, action_name: str = "navigate_to_pose", discovery_grace: float = 0.5):
         self.node = node
         self.action_name = action_name
         self.discovery_grace = discovery_grace
-        self._server_seen = False
         self.client = ActionClient(node, NavigateToPose, action_name, callback_group=ReentrantCallbackGroup())
         self._own_executor: SingleThreadedExecutor | None = None
         self.goal_handle = None
@@ -96,6 +109,8 @@ class Navigator:
         self.error_code: int = 0
         self.error_msg: str = ""
         self._clients = {RunningTask.NAVIGATE_TO_POSE: self.client}
+        self._named: dict[str, ActionClient] = {}          # project goals (approach_object, ...)
+        self._seen: set = set()
         self._initial_pose = PoseStamped()
         self._initial_pose.header.frame_id = "map"
         self._initial_pose_received = False
@@ -137,19 +152,25 @@ class Navigator:
     def wait_for_server(self, timeout_sec: float | None = None) -> bool:
         """Wait until the ``navigate_to_pose`` server is there (a stand-in for
         BasicNavigator.waitUntilNav2Active); False after ``timeout_sec``."""
+        return self._wait_server(self.client, self.action_name, timeout_sec)
+
+    def _wait_server(self, client, name: str, timeout_sec: float | None) -> bool:
         end = None if timeout_sec is None else time.monotonic() + timeout_sec
-        while not self.client.server_is_ready():
+        while not client.server_is_ready():
             if end is not None and time.monotonic() >= end:
-                self._log().warning(f"action server {self.action_name!r} not available")
+                self._log().warning(f"action server {name!r} not available")
                 return False
             self._pause(0.1)
-        if not self._server_seen:
-            # the client sees the server before the server has discovered the client's reply
-            # readers; a goal sent at once may get no answer ("client will not receive
-            # response"), so give discovery a moment the first time
-            self._pause(self.discovery_grace)
-            self._server_seen = True
+        self._discovery_grace(client)
         return True
+
+    def _discovery_grace(self, client) -> None:
+        """The client sees a server before the server has discovered the client's reply
+        readers; a goal sent at once may get no answer ("client will not receive response"),
+        so give discovery a moment the first time each server is seen."""
+        if client not in self._seen:
+            self._pause(self.discovery_grace)
+            self._seen.add(client)
 
     def _pause(self, seconds: float) -> None:
         if self._spins_itself():
@@ -159,15 +180,39 @@ class Navigator:
 
     def go_to_pose(self, pose: PoseStamped, behavior_tree: str = "", timeout_sec: float = 10.0) -> bool:
         """Send a goal; True when the server accepted it."""
+        return self._send_goal(self.client, self.action_name,
+                               NavigateToPose.Goal(pose=pose, behavior_tree=behavior_tree), timeout_sec)
+
+    def approach(self, object_pose: PoseStamped, timeout_sec: float = 10.0) -> bool:
+        """Send an ``approach_object`` goal (walk up to the object centred at ``object_pose``
+        and face it: planner_node/approach.py); True when accepted."""
+        return self._send_goal(self._named_client("approach_object", NavigateToPose), "approach_object",
+                               NavigateToPose.Goal(pose=object_pose), timeout_sec)
+
+    def drive_on_heading(self, distance: float, speed: float, time_allowance: float = 0.0,
+                         disable_collision_checks: bool = False, timeout_sec: float = 10.0) -> bool:
+        """Send a ``drive_on_heading`` goal (``distance`` m along the heading at ``speed``
+        m/s; ``time_allowance`` s, 0: none); True when accepted."""
+        goal = DriveOnHeading.Goal(speed=float(speed), time_allowance=_duration(time_allowance),
+                                   disable_collision_checks=bool(disable_collision_checks))
+        goal.target.x = float(distance)
+        return self._send_goal(self._named_client("drive_on_heading", DriveOnHeading), "drive_on_heading",
+                               goal, timeout_sec)
+
+    def _named_client(self, name: str, action) -> ActionClient:
+        if name not in self._named:
+            self._named[name] = ActionClient(self.node, action, name, callback_group=ReentrantCallbackGroup())
+        return self._named[name]
+
+    def _send_goal(self, client, name: str, goal, timeout_sec: float) -> bool:
         self.feedback = None
         self.error_code, self.error_msg = 0, ""
         self.status = GoalStatus.STATUS_UNKNOWN
         self.goal_handle = self.result_future = None
-        if not self.wait_for_server(timeout_sec):
-            self.error_msg = f"action server {self.action_name!r} not available"
+        if not self._wait_server(client, name, timeout_sec):
+            self.error_msg = f"action server {name!r} not available"
             return False
-        goal = NavigateToPose.Goal(pose=pose, behavior_tree=behavior_tree)
-        send = self.client.send_goal_async(goal, feedback_callback=self._on_feedback)
+        send = client.send_goal_async(goal, feedback_callback=self._on_feedback)
         if not self._wait_future(send, timeout_sec):
             self.error_msg = "no answer to the goal request"
             return False
@@ -241,15 +286,15 @@ class Navigator:
 
     def _send(self, task: RunningTask, goal, what: str, unknown_code: int):
         """BasicNavigator's send: wait for the server (forever, as it does), send, record."""
+        return self._send_with(self._client(task), goal, what, unknown_code, task)
+
+    def _send_with(self, client, goal, what: str, unknown_code: int, task=None):
         self.clearTaskError()
-        client = self._client(task)
         while not client.server_is_ready():
             self._log().info(f"{what!r} action server not available, waiting...",
                              throttle_duration_sec=1.0)
             self._pause(0.1)
-        if not self._server_seen:
-            self._pause(self.discovery_grace)
-            self._server_seen = True
+        self._discovery_grace(client)
         self.feedback = None
         self.status = GoalStatus.STATUS_UNKNOWN
         self.goal_handle = self.result_future = None
@@ -261,7 +306,7 @@ class Navigator:
             self._log().error(self.error_msg)
             return None
         self.result_future = self.goal_handle.get_result_async()
-        return task
+        return RunningTask(task) if task is not None else RunningTask.NONE
 
     def goToPose(self, pose: PoseStamped, behavior_tree: str = ""):
         """Send a NavigateToPose goal; RunningTask.NAVIGATE_TO_POSE, or None if rejected."""
@@ -393,9 +438,10 @@ class Navigator:
     destroy_node = destroyNode
 
     def destroy(self) -> None:
-        for c in self._clients.values():
+        for c in [*self._clients.values(), *self._named.values(), *self.__dict__.get("_api_actions", {}).values()]:
             c.destroy()
-        self._clients = {}
+        self._clients, self._named = {}, {}
+        self.__dict__.pop("_api_actions", None)
         if self._own_executor is not None:
             if self.node.executor is self._own_executor:
                 self.node.executor = None          # detaches the node (remove_node alone does not)

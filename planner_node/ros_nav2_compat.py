@@ -14,8 +14,9 @@ on top of our navigation node:
   is set up, then *inactive* (configured; waiting for a map and a robot pose) and *active*
   once goals can be planned (map and pose received); *finalized* at shutdown. Every change
   goes through the real transition (configure, activate, deactivate, shutdown) and is
-  published as a ``TransitionEvent``. ``change_state`` is not served: the states follow the
-  node's readiness (no lifecycle manager drives them).
+  published as a ``TransitionEvent``. ``change_state`` takes a client's transition and holds
+  the node there (deactivated, cleaned up, shut down) until a client activates it again
+  (planner_node/nav_lifecycle.py: the lifecycle manager and the servers' gates).
 * ``amcl_pose`` (geometry_msgs/PoseWithCovarianceStamped, reliable, transient local): the
   simulator's localization is exact, so the robot pose from TF (map -> base_link) is
   published as the localizer's estimate (covariance zero), at ``localization_rate`` Hz and
@@ -35,7 +36,7 @@ import time
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from lifecycle_msgs.msg import State, Transition, TransitionDescription, TransitionEvent
-from lifecycle_msgs.srv import GetAvailableStates, GetAvailableTransitions, GetState
+from lifecycle_msgs.srv import ChangeState, GetAvailableStates, GetAvailableTransitions, GetState
 from nav2_msgs.action import FollowWaypoints, NavigateThroughPoses, NavigateToPose
 from nav2_msgs.msg import WaypointStatus
 from rclpy.action import ActionClient, ActionServer, CancelResponse, GoalResponse
@@ -61,9 +62,16 @@ TRANSITIONS = {
                  _T.TRANSITION_STATE_ACTIVATING, _T.PRIMARY_STATE_ACTIVE),
     "deactivate": (Transition.TRANSITION_DEACTIVATE, _T.PRIMARY_STATE_ACTIVE,
                    _T.TRANSITION_STATE_DEACTIVATING, _T.PRIMARY_STATE_INACTIVE),
+    "cleanup": (Transition.TRANSITION_CLEANUP, _T.PRIMARY_STATE_INACTIVE,
+                _T.TRANSITION_STATE_CLEANINGUP, _T.PRIMARY_STATE_UNCONFIGURED),
     "shutdown": (Transition.TRANSITION_ACTIVE_SHUTDOWN, _T.PRIMARY_STATE_ACTIVE,
                  _T.TRANSITION_STATE_SHUTTINGDOWN, _T.PRIMARY_STATE_FINALIZED),
 }
+#: ChangeState transition ids -> names
+_BY_ID = {Transition.TRANSITION_CONFIGURE: "configure", Transition.TRANSITION_CLEANUP: "cleanup",
+          Transition.TRANSITION_ACTIVATE: "activate", Transition.TRANSITION_DEACTIVATE: "deactivate",
+          Transition.TRANSITION_UNCONFIGURED_SHUTDOWN: "shutdown", Transition.TRANSITION_INACTIVE_SHUTDOWN: "shutdown",
+          Transition.TRANSITION_ACTIVE_SHUTDOWN: "shutdown"}
 _SHUTDOWN_FROM = {_T.PRIMARY_STATE_UNCONFIGURED: Transition.TRANSITION_UNCONFIGURED_SHUTDOWN,
                   _T.PRIMARY_STATE_INACTIVE: Transition.TRANSITION_INACTIVE_SHUTDOWN,
                   _T.PRIMARY_STATE_ACTIVE: Transition.TRANSITION_ACTIVE_SHUTDOWN}
@@ -77,9 +85,13 @@ class LifecycleStates:
     """Lifecycle state services for ``names`` (relative: pushed into the node's namespace;
     ``~`` is the node's own name). See the module docstring."""
 
-    def __init__(self, node, names: list[str]):
+    def __init__(self, node, names: list[str], on_change=None):
         self.node = node
         self.state = State.PRIMARY_STATE_UNCONFIGURED
+        #: a client (change_state, the lifecycle manager) took the node down: readiness does not
+        #: bring it back up until it is activated again
+        self.held = False
+        self.on_change = on_change          # on_change(transition name) after a client's transition
         self._lock = threading.Lock()
         group = ReentrantCallbackGroup()
         self._event_pubs = []
@@ -90,6 +102,7 @@ class LifecycleStates:
                                 callback_group=group)
             node.create_service(GetAvailableTransitions, f"{base}/get_available_transitions",
                                 self._on_transitions, callback_group=group)
+            node.create_service(ChangeState, f"{base}/change_state", self._on_change_state, callback_group=group)
             self._event_pubs.append(node.create_publisher(TransitionEvent, f"{base}/transition_event", 10))
 
     @property
@@ -141,8 +154,31 @@ class LifecycleStates:
         self._go(tid, start, mid, goal)
         return True
 
+    def _on_change_state(self, request, response):
+        name = _BY_ID.get(request.transition.id)
+        response.success = name is not None and self.command(name)
+        return response
+
+    def command(self, name: str) -> bool:
+        """A client's transition ``name``: also holds the node down (deactivate, cleanup,
+        shutdown) or releases it (activate)."""
+        if name == "activate" and self.state == State.PRIMARY_STATE_UNCONFIGURED:
+            return False
+        ok = self.transition(name)
+        if ok:
+            self.held = name != "activate"
+            if self.on_change is not None:
+                self.on_change(name)
+        return ok
+
+    @property
+    def active(self) -> bool:
+        return self.state == State.PRIMARY_STATE_ACTIVE
+
     def set_ready(self, ready: bool) -> None:
-        """inactive <-> active following the navigator's readiness."""
+        """inactive <-> active following the navigator's readiness (unless held down)."""
+        if self.held:
+            return
         if ready and self.state == State.PRIMARY_STATE_INACTIVE:
             self.transition("activate")
         elif not ready and self.state == State.PRIMARY_STATE_ACTIVE:
@@ -188,11 +224,16 @@ class WaypointServers:
         self.client = ActionClient(node, NavigateToPose, nav_action, callback_group=group)
         self.stopping = threading.Event()
         self.follow = ActionServer(node, FollowWaypoints, "follow_waypoints", execute_callback=self._follow,
-                                   goal_callback=lambda g: GoalResponse.ACCEPT,
+                                   goal_callback=lambda g: self._gate(),
                                    cancel_callback=lambda g: CancelResponse.ACCEPT, callback_group=group)
         self.through = ActionServer(node, NavigateThroughPoses, "navigate_through_poses",
-                                    execute_callback=self._through, goal_callback=lambda g: GoalResponse.ACCEPT,
+                                    execute_callback=self._through, goal_callback=lambda g: self._gate(),
                                     cancel_callback=lambda g: CancelResponse.ACCEPT, callback_group=group)
+
+    def _gate(self):
+        """The waypoint follower's lifecycle gate (planner_node/nav_lifecycle.py), if the node has one."""
+        gate = getattr(self.node, "goal_gate", None)
+        return gate("waypoint_follower") if gate is not None else GoalResponse.ACCEPT
 
     def destroy(self) -> None:
         self.stopping.set()

@@ -96,6 +96,31 @@ def test_move_by_is_clipped_where_the_map_is_blocked():
     assert out.status is Status.BLOCKED and out.message == "blocked after 0.95 m"
 
 
+def test_exact_walk_to_and_move_by_are_typed_goals_not_pose_goals():
+    # lock-step (exact arrival): walk_to is an approach goal to the object itself, move_by a
+    # drive_on_heading of the whole distance: the navigator carries HAZARD's semantics in the
+    # goal's type, never in per-goal parameters
+    robot = FakeRobot()
+    calls = []
+
+    def approach(target, yaw, max_frames):
+        calls.append(("approach", target.id, tuple(np.round(target.xy, 9)), target.true_box, max_frames))
+        return Status.SUCCEEDED, ""
+
+    def drive(metres):
+        calls.append(("drive", metres))
+        robot.pose[:2] += (metres * 0.5, 0.0)             # a bump half way
+        return Status.BLOCKED, "collision ahead"
+
+    ports = robot.ports()
+    ports.approach, ports.drive, ports.exact_arrival = approach, drive, True
+    loco = RosLocomotion(ports, agent_with({7: (6.0, 3.0, 0.4)}), robot.wait_frame("start"))
+    assert run_action(loco, parse_action(("walk_to", 7))).status is Status.SUCCEEDED
+    out = run_action(loco, parse_action(("move_by", 2.0)))
+    assert calls == [("approach", 7, (6.0, 3.0), False, 100), ("drive", 2.0)] and robot.goals == []
+    assert out.status is Status.BLOCKED and out.message == "blocked after 1.00 m"
+
+
 def test_hands_report_the_service_status():
     robot = FakeRobot()
     out, _ = run(robot, agent_with(), ("pick_up", 3))
