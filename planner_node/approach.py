@@ -8,7 +8,7 @@ in lock-step, followed while it moves (TF_ERROR when it is not there); a pose in
 frame is a point object of ``approach_object_radius`` there (object frames are translated,
 never rotated, from the global frame).  The header stamp is, as for ``navigate_to_pose``, the
 frame the goal was decided on; the orientation (if any) is the heading to end with where the
-body needs no walk (already within the gap: the HAZARD client sends the heading facing the
+body needs no walk (already within the gap: a rescue client sends the heading facing the
 object from the stand-off pose); a walk that reaches the gap or ends its path faces the
 object from where it stops.
 
@@ -17,7 +17,7 @@ object's footprint circle (or, where furniture keeps it back, a wider ring up to
 ``approach_reach``: :func:`hazard_sim.navigation.stand_off.stand_off_cells`), ends as soon as
 that gap is reached (checked before each step) or the path ends, then turns to face the object.
 
-This is how the HAZARD decision node walks ``walk_to`` in lock-step, exactly as the embedded
+This is how the rescue decision node walks ``walk_to`` in lock-step, exactly as the embedded
 body does (the gait follower); with pure pursuit (free-run) the goal is a plain
 ``navigate_to_pose`` to the object's centre, with the same error codes.
 

@@ -27,7 +27,7 @@ AssistedTeleop) with Nav2's semantics, each a goal of
 
 On the gait (lock-step) a straight move is the core's walk
 (:meth:`planner_node.following.GaitFollower.set_straight`: ``ceil(distance / step)`` frames,
-the last step what is left) and a spin the core's turn schedule: HAZARD's ``move_by`` is a
+the last step what is left) and a spin the core's turn schedule: a rescue client's ``move_by`` is a
 ``drive_on_heading`` with collision checks disabled.
 """
 from __future__ import annotations

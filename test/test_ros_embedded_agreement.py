@@ -6,7 +6,8 @@ Lock-step ROS walks as the core does (docs/hazard.md, "ROS and embedded"): one w
 (``world/objects``), the embedded body's walking map built from the frames the agent observes
 (``walk_map``), the core's planning and walk_to arrival in navigation_node (an
 ``approach_object`` goal), move_by as a straight walk (a ``drive_on_heading`` goal), bumps
-from the simulator's touch sensor (``bumper/cells``).  The episodes are short (greedy, small images, each up to its first rescue):
+from the simulator's touch sensor (``bumper/cells``).  The episodes are short (greedy, small
+images, each up to its first rescue):
 fire test 3 (rescue at frame 149), flood test 0 (493), wind test 0 (502: objects blown by
 the wind, the agent walks to a cart, on world/objects too).
 """
