@@ -24,10 +24,13 @@ from hazard_sim.perception.backends import BACKEND_NAMES, make_backend
 from hazard_sim.perception.backends.base import Backend as Detector
 from hazard_sim.perception.backends.groundtruth import GroundTruthBackend as GroundTruthDetector
 from hazard_sim.perception.backends.onnx import OnnxBackend as OnnxDetector
-from hazard_sim.perception.backends.ultralytics import TEXT_EMBEDDINGS_HINT, ULTRALYTICS_INSTALL_HINT
+from hazard_sim.perception.backends.ultralytics import (
+    TEXT_EMBEDDINGS_HINT,
+    ULTRALYTICS_INSTALL_HINT,
+    ultralytics_status,
+)
 from hazard_sim.perception.backends.ultralytics import YoloBackend as YoloDetector
 from hazard_sim.perception.backends.ultralytics import YoloWorldBackend as YoloWorldDetector
-from hazard_sim.perception.backends.ultralytics import ultralytics_status
 from hazard_sim.perception.errors import (
     DetectorError,
     DetectorInputError,

@@ -279,6 +279,7 @@ def test_clip_check_refuses_the_clipboard_package(monkeypatch):
     """PyPI's `clip` is a clipboard tool: importable, but not OpenAI's CLIP."""
     import sys
     import types
+
     from hazard_sim.perception.backends.ultralytics import clip_usable
     monkeypatch.setitem(sys.modules, "clip", types.ModuleType("clip"))
     monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())

@@ -114,16 +114,18 @@ def as_rgb_uint8(rgb, who: str = "detector") -> np.ndarray:
     img = np.asarray(rgb)
     if img.ndim != 3 or img.shape[2] not in (3, 4) or img.shape[0] == 0 or img.shape[1] == 0:
         raise DetectorInputError(f"{who}: expected an (H, W, 3) RGB or (H, W, 4) RGBA image, got shape {img.shape}")
-    img = img[..., :3]
+    if img.shape[2] == 4:
+        img = img[..., :3]
     if img.dtype == np.uint8:
         return img
     if np.issubdtype(img.dtype, np.floating):
-        lo, hi = (float(np.nanmin(img)), float(np.nanmax(img))) if img.size else (0.0, 0.0)
-        if not np.isfinite(img).all() or lo < 0.0 or hi > 1.0:
+        finite = bool(np.isfinite(img).all())
+        lo, hi = (float(img.min()), float(img.max())) if finite else (float("nan"), float("nan"))
+        if not finite or lo < 0.0 or hi > 1.0:
             raise DetectorInputError(
                 f"{who}: a float image must hold values in 0..1 (read as 0..255 after scaling), got "
-                f"{img.dtype} in [{lo:g}, {hi:g}]{' with NaN/inf' if not np.isfinite(img).all() else ''}; "
-                f"give a uint8 image for 0..255 values")
+                + (f"{img.dtype} with NaN/inf" if not finite else f"{img.dtype} in [{lo:g}, {hi:g}]")
+                + "; give a uint8 image for 0..255 values")
         return np.rint(img * 255.0).astype(np.uint8)
     raise DetectorInputError(f"{who}: image dtype {img.dtype} not supported: give uint8 (rgb8 / rgba8) "
                              f"or float in 0..1")
