@@ -380,7 +380,7 @@ def test_published_topic_lists():
 
 
 def test_startup_errors_raise_clear_exceptions(ros_context):
-    with pytest.raises(UnknownDetectorError, match="groundtruth, yolo, yolo_world"):
+    with pytest.raises(UnknownDetectorError, match="groundtruth, onnx, yolo, yolo_world"):
         PerceptionNode(context=ros_context, parameter_overrides=[Parameter("detector", value="detectron")])
     with pytest.raises(WeightsNotFoundError, match="/nonexistent/best.pt"):
         PerceptionNode(context=ros_context, parameter_overrides=[
