@@ -317,8 +317,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="backend whose instances replace the segmentation the agents see (default groundtruth)")
         pe.add_argument("--detector-weights", metavar="FILE", help="model file: .onnx (onnx), .pt (yolo, yolo_world)")
         pe.add_argument("--min-pixels", type=_int_in(0, 10 ** 6), metavar="N", default=None,
-                        help="an instance counts as seen from N pixels (default per benchmark: hazard 1, "
-                             "doze 1, esar 16)")
+                        help="an instance counts as seen from N pixels (default per benchmark: hazard 3, "
+                             "doze 3, esar 16)")
         pe.add_argument("--detector-confidence", type=_float_in(0.0, 1.0), default=0.25, metavar="P",
                         help="minimum detection score (default 0.25)")
         pe.add_argument("--detector-imgsz", type=_int_in(32, 4096), default=None, metavar="PX",

@@ -249,10 +249,13 @@ def test_embedded_groundtruth_passes_through_and_clears_small_instances():
     np.testing.assert_array_equal(o3["seg"], want)
     np.testing.assert_array_equal(i3["observations"][0]["seg"], want)
     assert i3["labels"] is labels and obs["seg"][5, 5] == 1001                # input not modified
+    huge = np.where(seg >= 1000, seg + 2_000_000_000, seg)                    # ids past the histogram
+    o4, _ = seen(_frame(huge), {"labels": {k + 2_000_000_000: v for k, v in labels.items()}})
+    np.testing.assert_array_equal(o4["seg"], np.where(want >= 1000, want + 2_000_000_000, want))
 
 
 def test_embedded_esar_default_hides_a_victim_seen_as_four_pixels():
-    assert default_min_pixels("esar/alpine") == 16 and default_min_pixels("hazard/fire") == 1
+    assert default_min_pixels("esar/alpine") == 16 and default_min_pixels("hazard/fire") == 3
     seg = np.zeros((16, 16), np.int32)
     seg[2:4, 2:4] = 2000            # a victim as 4 px (ESAR test task 5)
     seg[8:13, 8:13] = 2001          # a clue as 25 px
@@ -295,14 +298,14 @@ def test_settings_key_names_the_backend_and_weights():
     assert k == {"backend": "groundtruth", "min_pixels": 16}
     k = PerceptionSettings(backend="onnx", weights=str(DETECT)).key("hazard/fire")
     assert k["backend"] == "onnx" and k["weights"] == DETECT.name and k["weights_bytes"] == DETECT.stat().st_size
-    assert k["min_pixels"] == 1
+    assert k["min_pixels"] == 3
 
 
 def test_sweep_config_includes_perception():
     from hazard_sim.runner import sweep_config
     a = sweep_config("hazard/fire", "test", 0, "greedy")
     b = sweep_config("hazard/fire", "test", 0, "greedy", perception=PerceptionSettings(min_pixels=5))
-    assert a["perception"] == {"backend": "groundtruth", "min_pixels": 1} and b["perception"]["min_pixels"] == 5
+    assert a["perception"] == {"backend": "groundtruth", "min_pixels": 3} and b["perception"]["min_pixels"] == 5
 
 
 def test_cli_reports_a_missing_detector_file_before_any_episode(tmp_path):
