@@ -215,8 +215,9 @@ def test_onnx_backend_errors(tmp_path):
         make_backend("onnx", weights=str(DETECT), imgsz=128)
 
 
-def test_onnx_backend_imports_no_torch():
-    code = ("import sys, numpy as np; from hazard_sim.perception import make_backend; "
+def test_onnx_backend_and_the_detectors_module_import_no_torch_nor_scipy():
+    code = ("import sys, numpy as np; import perception_node.detectors; "
+            "from hazard_sim.perception import make_backend; "
             f"d = make_backend('onnx', weights={str(DETECT)!r}); d.detect(np.zeros((64, 64, 3), np.uint8)); "
             "print(sorted(m for m in ('torch', 'ultralytics', 'scipy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
