@@ -270,21 +270,23 @@ def test_embedded_esar_default_hides_a_victim_seen_as_four_pixels():
 
 
 def test_embedded_onnx_grounds_detections_and_gives_phantoms_their_own_ids():
-    """The tiny graph's red-image boxes: (12..19, 12..19) lies on instance 1005 (grounded,
-    labelled by the detector), (40..55, 34..45) on nothing (a phantom id); masks from depth."""
+    """The tiny graph's red-image boxes: (12..19, 12..19) on instance 1005 (IoU 64 / 80: grounded,
+    labelled by the detector), (40..55, 34..45) on a floor instance 8 whose IoU with it is
+    192 / 896 (a phantom id, not the floor); masks from depth."""
     seg = np.zeros((64, 64), np.int32)
-    seg[10:22, 10:22] = 1005
+    seg[11:21, 12:20] = 1005        # 10 x 8 = 80 px; the box covers 64 of them
+    seg[32:64, 32:64] = 8           # floor: 32 x 28 = 896 px after the wall, 192 under the second box
     seg[0:64, 60:64] = 7            # a wall the detector does not report
     red = np.zeros((64, 64, 3), np.uint8)
     red[..., 0] = 255
     obs = _frame(seg, red)
-    info = {"labels": {1005: "apple", 7: "wall"}, "task": {"targets": [{"category": "red thing"}]}}
+    info = {"labels": {1005: "apple", 7: "wall", 8: "floor"}, "task": {"targets": [{"category": "red thing"}]}}
     seen = EmbeddedPerception(PerceptionSettings(backend="onnx", weights=str(DETECT), min_pixels=4), "hazard/fire",
                               info["task"])
     o, i = seen(obs, info)
     ids = set(np.unique(o["seg"]).tolist()) - {0}
     phantom = [x for x in ids if x >= PHANTOM_BASE]
-    assert 1005 in ids and len(phantom) == 1 and 7 not in ids
+    assert 1005 in ids and len(phantom) == 1 and 7 not in ids and 8 not in ids
     assert i["labels"][1005] == "red thing" and i["labels"][phantom[0]] == "red thing"
     assert (o["seg"] == 1005).sum() == 64                                    # the 8 x 8 box, depth flat
     assert seen.stats == {"frames": 1, "instances": 2, "grounded": 1, "phantoms": 1}

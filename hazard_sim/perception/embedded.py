@@ -14,12 +14,13 @@ logic is unchanged; metrics are still judged by the simulator on its ground trut
   detections get a mask from the box and depth (:func:`~.instances.mask_from_depth`);
   instances below ``min_pixels`` are dropped; labels are mapped through the task's
   ``detect_classes`` prompts (YOLO-World's "person" -> ESAR's "victim"). Identity: a
-  detection is *grounded* to the simulator instance it covers best (the largest share of
-  that instance's visible pixels inside the mask, at least half of them or half of the
-  mask), so that an action on it (``walk_to``, ``pick_up``) names the thing the robot
-  points at, and an object keeps its id from frame to frame; a detection of nothing (a
-  false positive) gets a stable id of its own (``PHANTOM_BASE`` + a hash of label and
-  1 m world cell), which the simulator refuses in actions and the metrics never count.
+  detection is *grounded* to the simulator instance whose visible pixels overlap its mask
+  best, when their intersection over union is at least ``GROUND_IOU`` (0.5, the usual
+  detection-matching threshold), so that an action on it (``walk_to``, ``pick_up``) names
+  the thing the robot points at, and an object keeps its id from frame to frame; any other
+  detection (a false positive, or one on the background) gets a stable id of its own
+  (``PHANTOM_BASE`` + a hash of label and 1 m world cell), which the simulator refuses in
+  actions and the metrics never count (ESAR: a report there is a false report).
   The label, the mask and whether the thing is seen at all are the detector's.
 
 Minimum sizes per benchmark (``DEFAULT_MIN_PIXELS``, override with ``min_pixels``):
@@ -41,7 +42,7 @@ from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, 
 
 DEFAULT_MIN_PIXELS = {"hazard": 3, "doze": 3, "esar": 16}
 PHANTOM_BASE = 1 << 30
-GROUND_SHARE = 0.5
+GROUND_IOU = 0.5
 
 
 def benchmark_family(benchmark: str) -> str:
@@ -216,9 +217,9 @@ class EmbeddedPerception:
         if under.size:
             cand, covered = np.unique(under, return_counts=True)
             visible = np.array([np.count_nonzero(gt_seg == c) for c in cand])
-            share = covered / np.maximum(visible, 1)
-            k = int(np.lexsort((-covered, -share))[0])
-            if share[k] >= GROUND_SHARE or covered[k] >= GROUND_SHARE * n_mask:
+            iou = covered / (n_mask + visible - covered)
+            k = int(np.argmax(iou))
+            if iou[k] >= GROUND_IOU:
                 self.stats["grounded"] += 1
                 return int(cand[k])
         self.stats["phantoms"] += 1
