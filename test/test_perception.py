@@ -326,3 +326,21 @@ def test_run_with_the_onnx_backend_reports_its_perception():
                     perception=PerceptionSettings(backend="onnx", weights=str(DETECT)))
     assert m["perception"]["backend"] == "onnx" and m["perception"]["frames"] > 0
     assert m["frames"] <= 60 and json.dumps(m)
+
+
+# ------------------------------------------------------------------ reporting (ESAR over ROS)
+def test_report_filter_reports_each_thing_once():
+    from hazard_sim.perception.reporting import ReportFilter
+    f = ReportFilter(merge_radius=10.0)
+    new = f.new_reports([("victim", (0, 0, 0), ""), ("clue:tent", (5, 0, 0), ""), ("rock", (1, 1, 1), ""),
+                         ("clue:", (0, 0, 0), ""), ("victim", (np.nan, 0, 0), "")])
+    assert [lab for lab, _ in new] == ["victim", "clue:tent"]                 # others are not reports
+    new = f.new_reports([("victim", (9.9, 0, 0), ""),                          # the same victim (9.9 m)
+                         ("victim", (10.1, 0, 0), ""),                         # another (10.1 m)
+                         ("clue:rope", (5, 0, 0), "")])                        # another label, same place
+    assert [(lab, p.tolist()) for lab, p in new] == [("victim", [10.1, 0, 0]), ("clue:rope", [5.0, 0, 0])]
+    # with instance ids (the ground-truth backend), the id decides, not the distance
+    assert len(f.new_reports([("victim", (100, 0, 0), "2000"), ("victim", (100, 0, 0), "2001")])) == 2
+    assert f.new_reports([("victim", (500, 0, 0), "2000")]) == []
+    with pytest.raises(ValueError):
+        ReportFilter(-1.0)

@@ -399,3 +399,47 @@ def test_main_exits_non_zero_with_one_logged_error(ros_env):
     assert proc.returncode == 1, out
     assert "Traceback" not in out
     assert "cannot start" in out and "/nonexistent/best.pt" in out
+
+
+def test_esar_reporter_turns_perception_into_reports(ros_context):
+    """detections_3d (map frame) in, each new victim / clue once on `report`; other labels and
+    other frames are not reported."""
+    from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
+
+    from perception_node.esar_reporter import EsarReporter
+    node = EsarReporter(context=ros_context)
+    probe = rclpy.create_node("probe", context=ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    ex.add_node(node)
+    ex.add_node(probe)
+    got = []
+    probe.create_subscription(Detection3DArray, "report", got.append, 10)
+    pub = probe.create_publisher(Detection3DArray, "detections_3d", 10)
+
+    def dets(frame, *items):
+        msg = Detection3DArray()
+        msg.header.frame_id = frame
+        for label, x in items:
+            d = Detection3D()
+            h = ObjectHypothesisWithPose()
+            h.hypothesis.class_id, h.hypothesis.score = label, 0.7
+            d.results.append(h)
+            d.bbox.center.position.x = float(x)
+            msg.detections.append(d)
+        return msg
+    try:
+        assert spin_until(ex, lambda: pub.get_subscription_count() > 0 and probe.count_publishers("report") > 0)
+        pub.publish(dets("map", ("victim", 10.0), ("rock", 20.0), ("clue:tent", 30.0)))
+        assert spin_until(ex, lambda: len(got) == 1)
+        assert [(d.results[0].hypothesis.class_id, d.bbox.center.position.x) for d in got[0].detections] == \
+            [("victim", 10.0), ("clue:tent", 30.0)]
+        pub.publish(dets("map", ("victim", 12.0)))                       # the same victim again
+        pub.publish(dets("camera_front_center_optical_frame", ("victim", 50.0)))   # not in map
+        pub.publish(dets("map", ("victim", 80.0)))                       # another victim
+        assert spin_until(ex, lambda: len(got) == 2)
+        assert len(got) == 2 and got[1].detections[0].bbox.center.position.x == 80.0
+        assert node.sent == 3
+    finally:
+        ex.shutdown()
+        probe.destroy_node()
+        node.destroy_node()
