@@ -443,3 +443,42 @@ def test_esar_reporter_turns_perception_into_reports(ros_context):
         ex.shutdown()
         probe.destroy_node()
         node.destroy_node()
+
+
+def test_perception_node_runs_the_onnx_detector(ros_context):
+    """detector:=onnx with the tiny test graph (test/data): on a red 64 x 48 frame it reports
+    the graph's red-thing boxes, mapped back through the letterbox, in the image's header."""
+    from pathlib import Path
+    weights = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
+    perc = PerceptionNode(context=ros_context, parameter_overrides=[
+        Parameter("detector", value="onnx"), Parameter("weights", value=str(weights)),
+        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True)])
+    feeder = Feeder(ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    for n in (perc, feeder.node):
+        ex.add_node(n)
+    try:
+        pubs = [feeder.cam["camera/color/image_raw"], feeder.cam["camera/depth/image_raw"], feeder.info]
+        assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs))
+        assert not perc.detector.needs_segmentation and perc.detector.classes is None
+        stamp, f = conv.stamp_from_frame(1), "camera_optical_frame"
+        _, depth, _, _ = scene()
+        red = np.zeros((CAM.height, CAM.width, 3), np.uint8)
+        red[..., 0] = 255
+        feeder.cam["camera/color/image_raw"].publish(conv.to_ros_image(red, stamp, f))
+        feeder.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
+        feeder.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
+        assert spin_until(ex, lambda: feeder.got["det2d"])
+        d2 = feeder.got["det2d"][-1]
+        assert stamp_of(d2) == conv.time_to_ns(stamp) and d2.header.frame_id == f
+        # 64 x 48 letterboxed into 64 x 64 with 8 grey rows above: the red mean is (48 * 255 + 16 * 114) / 64 / 255
+        got = [(d.results[0].hypothesis.class_id, round(d.results[0].hypothesis.score, 4),
+                d.bbox.center.position.x, d.bbox.center.position.y) for d in d2.detections]
+        red_mean = (48 * 255 + 16 * 114) / 64 / 255
+        assert got == [("red thing", round(0.9 * red_mean, 4), 15.5, 7.5),
+                       ("red thing", round(0.7 * red_mean, 4), 47.5, 31.5)]
+        assert all(d.id == "" for d in d2.detections)
+    finally:
+        ex.shutdown()
+        for n in (perc, feeder.node):
+            n.destroy_node()
