@@ -25,7 +25,8 @@ from perception_node.detectors import (
 ULTRALYTICS_OK, ULTRALYTICS_WHY = ultralytics_status()
 needs_ultralytics = pytest.mark.skipif(
     not ULTRALYTICS_OK,
-    reason=f"ultralytics not importable here, YOLO backends untested ({ULTRALYTICS_WHY[:160]}...)")
+    reason=f"ultralytics not importable in this environment (test_perception_ultralytics.py runs the YOLO "
+           f"backends in the ultralytics one: {ULTRALYTICS_WHY[:100]}...)")
 
 
 def hand_seg():
