@@ -36,13 +36,15 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     world through ``perception`` (default: the ground-truth backend,
     :mod:`hazard_sim.perception.embedded`); the metrics are the simulator's."""
     t0 = time.perf_counter()
-    perception = perception or PerceptionSettings()
+    # the perception backend first: torch (ultralytics) must be loaded before the OpenGL renderer starts
+    seen = EmbeddedPerception(perception or PerceptionSettings(), get_spec(benchmark).id)
     wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
                        hazards_affect_agent=hazards_affect_agent, dataset_root=dataset_root,
                        frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
-    seen = EmbeddedPerception(perception, env.benchmark, info.get("task"))
+    if info.get("task") is not None:
+        seen.set_task(info["task"])
     obs, info = seen(obs, info)
     pol = make_agent(agent, seed=seed, benchmark=env.benchmark, **(agent_kwargs or {}))
     pol.reset(obs, info)
@@ -66,8 +68,8 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     m.update(getattr(pol, "episode_info", dict)())
     m.update({"agent": agent, "actions": actions, "failed_actions": failed,
               "wall_time_s": round(time.perf_counter() - t0, 3)})
-    if perception != PerceptionSettings():          # the default adds nothing (golden results)
-        m["perception"] = {**perception.key(env.benchmark), **seen.stats}
+    if seen.settings != PerceptionSettings():       # the default adds nothing (golden results)
+        m["perception"] = {**seen.settings.key(env.benchmark), **seen.stats}
     if recorder:
         m["viz"] = recorder.finish(m)
     return m

@@ -397,6 +397,7 @@ def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  #
     P = rclpy.parameter.Parameter
     per = PerceptionNode(context=ctx, parameter_overrides=[
         P("detector", value="yolo_world"), P("weights", value=str(weights)), P("lockstep", value=True)])
+    seen_images.clear()                                     # the backend's warm-up prediction
     h.ex.add_node(per)
     try:
         h.listen("detections", Detection2DArray, 50)

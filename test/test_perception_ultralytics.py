@@ -42,7 +42,7 @@ det = YOLO("yolov8n.yaml"); det.save(f"{tmp}/det.pt")
 world = YOLO("yolov8s-worldv2.yaml"); world.save(f"{tmp}/world.pt")
 rng = np.random.default_rng(0)
 img = rng.integers(0, 255, (96, 128, 3), dtype=np.uint8)
-y = make_backend("yolo", weights=f"{tmp}/det.pt", confidence=1e-6, device="cpu")
+y = make_backend("yolo", weights=f"{tmp}/det.pt", confidence=0.0, device="cpu")
 a = y.detect(img)
 b = y.detect(img.astype(np.float32) / 255.0)
 c = y.detect(np.dstack([img, np.full((96, 128), 255, np.uint8)]))
@@ -55,13 +55,13 @@ try:
     out["world_on_plain"] = "accepted"
 except WeightsMismatchError as exc:
     out["world_on_plain"] = str(exc)
-w = make_backend("yolo_world", weights=f"{tmp}/world.pt", confidence=1e-6, device="cpu")
+w = make_backend("yolo_world", weights=f"{tmp}/world.pt", confidence=0.0, device="cpu")
 try:
     w.set_classes(["person", "backpack"])
     out["world_no_embeddings"] = "accepted"
 except TextEncoderUnavailableError as exc:
     out["world_no_embeddings"] = str(exc)
-w2 = make_backend("yolo_world", weights=f"{tmp}/world.pt", confidence=1e-6, device="cpu",
+w2 = make_backend("yolo_world", weights=f"{tmp}/world.pt", confidence=0.0, device="cpu",
                   text_embeddings=f"{tmp}/emb.npz")
 out["world_set"] = w2.set_classes(["person", "backpack"])
 out["world_classes"] = w2.classes

@@ -124,6 +124,8 @@ class EmbeddedPerception:
     def set_task(self, task: dict) -> None:
         """Open-vocabulary backends get the task's classes (its prompts where it has them);
         closed-vocabulary ones keep every class and have their labels mapped."""
+        if self.backend is None:
+            return
         dc = task.get("detect_classes")
         prompts = dc if isinstance(dc, dict) else {}
         self.prompt_to_label = {str(p): str(lab) for lab, p in prompts.items()}
@@ -135,9 +137,6 @@ class EmbeddedPerception:
     def __call__(self, obs: dict, info: dict) -> tuple[dict, dict]:
         if self.name == "groundtruth" and self.min_pixels <= 1:
             return obs, info                         # the oracle, untouched
-        if self.backend is not None and not self.prompt_to_label and "task" in info and \
-                self.name == "yolo_world" and self.backend.classes is None:
-            self.set_task(info["task"])
         labels_out: dict[int, str] = {} if self.backend is not None else info.get("labels", {})
         gt_labels = info.get("labels", {})
         obs = self._frame(obs, gt_labels, labels_out)

@@ -82,7 +82,18 @@ class UltralyticsBackend(Backend):
         self.device = device or None
         self.imgsz = None if imgsz in (None, 0, "") else int(imgsz)
         self.model = self._load()
+        self._warm_up()
         super().__init__(classes, confidence)
+
+    def _warm_up(self) -> None:
+        """One prediction on a small black image now: torch and ultralytics import parts of
+        themselves on the first prediction, and importing them after an OpenGL (llvmpipe)
+        context exists crashes the process."""
+        try:
+            self.model.predict(np.zeros((32, 32, 3), np.uint8), imgsz=32, verbose=False, device=self.device)
+        except Exception as exc:
+            raise WeightsMismatchError(f"{self.weights} loads but cannot predict ({type(exc).__name__}: "
+                                       f"{str(exc)[:200]})") from exc
 
     @abc.abstractmethod
     def _load(self):
@@ -235,9 +246,7 @@ class YoloWorldBackend(UltralyticsBackend):
             inner.txt_feats = torch.as_tensor(emb, dtype=ref.dtype, device=ref.device).reshape(1, len(classes), -1)
             inner.model[-1].nc = len(classes)
             inner.names = dict(enumerate(classes))
-            pred = getattr(self.model, "predictor", None)
-            if pred is not None and getattr(pred, "model", None) is not None:
-                pred.model.names = dict(enumerate(classes))
+            self.model.predictor = None          # the next prediction sets up a predictor with these classes
         except Exception as exc:
             raise DetectorError(f"could not set YOLO-World text embeddings on this model "
                                 f"({type(exc).__name__}: {exc})") from exc
