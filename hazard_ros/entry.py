@@ -43,6 +43,10 @@ def mapping_node() -> int:
     return _run("perception_node.mapping_node")
 
 
+def esar_reporter() -> int:
+    return _run("perception_node.esar_reporter")
+
+
 def navigation_node() -> int:
     return _run("planner_node.navigation_node")
 

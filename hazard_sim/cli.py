@@ -7,6 +7,9 @@
   hazard benchmarks                        (the registered benchmark ids)
   hazard dataset generate [--out DIR] | hazard dataset validate FILE...   (any benchmark's episode files)
 
+run, bench and table take ``--perception groundtruth|onnx|yolo|yolo_world --detector-weights FILE``
+(what the agents see; docs/perception.md).
+
 ``--task fire`` is the older spelling of ``--benchmark hazard/fire`` (same results).
 """
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from hazard_sim.agents import agents_for, all_agent_names, cli_kwargs
 from hazard_sim.core.spec import ALIASES, DEFAULT_SPLITS, benchmark_ids, get_spec
 from hazard_sim.llm.client import MAX_RETRIES, MAX_TIMEOUT_S
+from hazard_sim.perception.errors import DetectorError
 from hazard_sim.ray_cluster import RayUnavailable
 from hazard_sim.sweep_io import SweepInterrupted, check_results_path
 from hazard_sim.validation import DatasetError
@@ -87,11 +91,24 @@ def _check_dir_out(path: str | None, option: str) -> None:
         raise ValueError(f"{option} {path}: not writable")
 
 
+def _perception(a):
+    """The perception settings of run / bench / table, checked once here (a missing or
+    mismatched weights file is reported before any episode starts)."""
+    from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
+    s = PerceptionSettings(backend=a.perception, weights=a.detector_weights, min_pixels=a.min_pixels,
+                           confidence=a.detector_confidence, imgsz=a.detector_imgsz,
+                           text_embeddings=a.text_embeddings)
+    EmbeddedPerception(s, a.benchmark)
+    return s
+
+
 def _run_options(a) -> dict:
     """What run, bench and table pass to every episode besides the agent."""
+    if not hasattr(a, "_perception_settings"):
+        a._perception_settings = _perception(a)
     return dict(camera=_camera(a), render_backend=a.render_backend,
                 processes_act_on_body=getattr(a, "processes_act_on_body", False),
-                frame_limit=getattr(a, "frame_limit", None))
+                frame_limit=getattr(a, "frame_limit", None), perception=a._perception_settings)
 
 
 def _agent_kwargs(a) -> dict:
@@ -189,15 +206,17 @@ def cmd_table(a) -> int:
     _check_dir_out(a.out_dir, "--out-dir")
     out_dir = Path(a.out_dir)
     episodes = _episodes(a)
+    # results of another perception backend go to files of their own (fire_test_greedy.onnx.jsonl)
+    tag = "" if a.perception in ("groundtruth", "gt", "ground_truth") else f".{a.perception}"
     rows = []
     for agent in agents:
         a.agent = agent
         rows.append(bench(a.benchmark, a.split, agent, episodes, workers=a.workers, seed=a.seed,
-                          out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}.jsonl"),
+                          out=str(out_dir / f"{_legacy_stem(a.benchmark)}_{a.split}_{agent}{tag}.jsonl"),
                           ray_address=a.ray, agent_kwargs=_agent_kwargs(a), **_run_options(a)))
     text = table_rows(a.benchmark, rows)
     print(text)
-    (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}.txt").write_text(text + "\n")
+    (out_dir / f"table_{_legacy_stem(a.benchmark)}_{a.split}{tag}.txt").write_text(text + "\n")
     return 0
 
 
@@ -297,6 +316,19 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--hfov", type=_float_in(1.0, 179.0, open_ends=True), default=90.0,
                         help="horizontal field of view (degrees, between 1 and 179)")
         sp.add_argument("--render-backend", default="auto", choices=["auto", "raster", "raycast"])
+        pe = sp.add_argument_group("perception (what the agents see; docs/perception.md)")
+        pe.add_argument("--perception", default="groundtruth", choices=["groundtruth", "onnx", "yolo", "yolo_world"],
+                        help="backend whose instances replace the segmentation the agents see (default groundtruth)")
+        pe.add_argument("--detector-weights", metavar="FILE", help="model file: .onnx (onnx), .pt (yolo, yolo_world)")
+        pe.add_argument("--min-pixels", type=_int_in(0, 10 ** 6), metavar="N", default=None,
+                        help="an instance counts as seen from N pixels (default per benchmark: hazard 3, "
+                             "doze 3, esar 16)")
+        pe.add_argument("--detector-confidence", type=_float_in(0.0, 1.0), default=0.25, metavar="P",
+                        help="minimum detection score (default 0.25)")
+        pe.add_argument("--detector-imgsz", type=_int_in(32, 4096), default=None, metavar="PX",
+                        help="inference size (default: the camera's size rounded up to 32)")
+        pe.add_argument("--text-embeddings", metavar="SOURCE",
+                        help="yolo_world: class-name embeddings offline: minilm or an .npz / .pt file")
         sp.add_argument("--ppo-policy", metavar="PATH",
                         help="--agent ppo: a policy .zip from hazard train-ppo (default data/policies/ppo_<task>.zip)")
         llm = sp.add_argument_group("LLM agent (--agent llm; any OpenAI-compatible chat endpoint)")
@@ -394,7 +426,7 @@ def main(argv=None) -> int:
         print("\nhazard: interrupted", file=sys.stderr)
         return 130
     except (DatasetError, IndexError, KeyError, ValueError, FileNotFoundError, FileExistsError,
-            RayUnavailable) as e:
+            RayUnavailable, DetectorError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"hazard: error: {msg}", file=sys.stderr)
         return 2

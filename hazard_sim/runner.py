@@ -15,6 +15,7 @@ from gymnasium.wrappers import TimeLimit
 from hazard_sim.agents import make_agent
 from hazard_sim.core.env import EmbodiedEnv, processes_act_on_body_flag
 from hazard_sim.core.spec import get_spec
+from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.sweep_io import SweepInterrupted, interruptible, kill_workers, open_results, read_sweep, worker_init
 
@@ -34,17 +35,25 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
                 camera: CameraSpec = CameraSpec(), save_viz: str | None = None,
                 processes_act_on_body: bool = False, agent_kwargs: dict | None = None,
                 dataset_root=None, frame_limit: int | None = None, render_backend: str = "auto",
-                body_spec=None, hazards_affect_agent: bool | None = None) -> dict:
-    """Run one episode of ``benchmark`` (a registered id or alias) to its end and return its
-    metrics (a JSON-able dict). ``hazards_affect_agent`` is
-    the deprecated name of ``processes_act_on_body``."""
+                body_spec=None, hazards_affect_agent: bool | None = None,
+                perception: PerceptionSettings | None = None) -> dict:
+    """Run one episode of ``benchmark`` (an id such as ``hazard/fire`` or an alias such
+    as ``fire``) to its end and return its metrics (a JSON-able dict). The agent sees the
+    world through ``perception`` (default: the ground-truth backend,
+    :mod:`hazard_sim.perception.embedded`); the metrics are the simulator's.
+    ``hazards_affect_agent`` is the deprecated name of ``processes_act_on_body``."""
     t0 = time.perf_counter()
     processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
+    # the perception backend first: torch (ultralytics) must be loaded before the OpenGL renderer starts
+    seen = EmbeddedPerception(perception or PerceptionSettings(), get_spec(benchmark).id)
     wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
                        processes_act_on_body=processes_act_on_body, dataset_root=dataset_root,
                        frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
+    if info.get("task") is not None:
+        seen.set_task(info["task"])
+    obs, info = seen(obs, info)
     pol = make_agent(agent, seed=seed, benchmark=env.benchmark, **(agent_kwargs or {}))
     pol.reset(obs, info)
     recorder = None
@@ -58,6 +67,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     while not (terminated or truncated):
         action = pol.act(obs, info)
         obs, _, terminated, truncated, info = wrapped.step(action)
+        obs, info = seen(obs, info)
         actions += 1
         failed += not info["action_result"]["success"]
         if recorder:
@@ -67,6 +77,8 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     m.update(getattr(pol, "episode_info", dict)())
     m.update({"agent": agent, "actions": actions, "failed_actions": failed,
               "wall_time_s": round(time.perf_counter() - t0, 3)})
+    if seen.settings != PerceptionSettings():       # the default adds nothing (golden results)
+        m["perception"] = {**seen.settings.key(env.benchmark), **seen.stats}
     if recorder:
         m["viz"] = recorder.finish(m)
     return m
@@ -84,7 +96,8 @@ def load_results(path: Path) -> list[dict]:
 def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int = 0,
                  agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(),
                  render_backend: str = "auto", processes_act_on_body: bool = False,
-                 frame_limit: int | None = None, dataset_root=None) -> dict:
+                 frame_limit: int | None = None, dataset_root=None,
+                 perception: PerceptionSettings | None = None) -> dict:
     """Everything that determines an episode's result; a sweep resumes only results whose
     stored configuration equals this. (``processes_act_on_body`` is stored under its older name
     ``hazards_affect_agent``, so that sweep files written before the rename still resume.)"""
@@ -93,14 +106,15 @@ def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int
     return {"benchmark": spec.id, "split": split, "episode": int(episode), "agent": agent,
             "agent_kwargs": dict(sorted((agent_kwargs or {}).items())), "seed": int(seed),
             "camera": [camera.width, camera.height, camera.hfov_deg], "render_backend": render_backend,
-            "hazards_affect_agent": bool(processes_act_on_body), "frame_limit": frame_limit, "dataset": fp}
+            "hazards_affect_agent": bool(processes_act_on_body), "frame_limit": frame_limit, "dataset": fp,
+            "perception": (perception or PerceptionSettings()).key(spec.id)}
 
 
 def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
           out: str | None = None, ray_address: str | None = None, progress=True,
           agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(), render_backend: str = "auto",
           processes_act_on_body: bool = False, frame_limit: int | None = None, dataset_root=None,
-          hazards_affect_agent: bool | None = None) -> dict:
+          hazards_affect_agent: bool | None = None, perception: PerceptionSettings | None = None) -> dict:
     """Run episodes of ``benchmark`` in parallel, append one JSON line per finished episode
     to ``out`` (each with its ``config``), and aggregate. Rerunning the same sweep resumes
     it: a stored result is reused only if its configuration is exactly this sweep's;
@@ -110,7 +124,7 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
     spec = get_spec(benchmark)
     task = spec.id
     run_kw = dict(camera=camera, render_backend=render_backend, processes_act_on_body=processes_act_on_body,
-                  frame_limit=frame_limit, dataset_root=dataset_root)
+                  frame_limit=frame_limit, dataset_root=dataset_root, perception=perception)
     configs = {e: sweep_config(task, split, e, agent, seed, agent_kwargs, **run_kw) for e in episodes}
     path = Path(out) if out else None
     stored, junk = read_sweep(path) if path else ([], 0)

@@ -15,12 +15,14 @@ and ``perception/classes`` (transient local, JSON ``{"classes": [...] | null, "d
 Images of one frame are grouped by exact stamp; the camera pose is looked up in TF at
 that stamp (waiting up to ``tf_timeout`` s of wall time for it, then using the latest).
 
-Parameters: ``detector`` (groundtruth | yolo | yolo_world), ``weights`` (ultralytics .pt),
+Parameters: ``detector`` (groundtruth | onnx | yolo | yolo_world), ``weights`` (.onnx, or an
+ultralytics .pt), ``text_embeddings`` (yolo_world: ``minilm`` or a file, class names without CLIP),
 ``classes`` (string list; empty: from the ``task`` topic, its target categories plus
 ``cart`` when it has containers, or the class its ``goal`` text names: DOZE), ``confidence``,
 ``wait_for_task`` (without classes and without a task, detect nothing (true) or every class
 (false)), ``map_frame``, ``tf_timeout``,
-``min_pixels``, ``device``, ``imgsz``, ``lockstep`` (true: sensor subscriptions reliable and
+``min_pixels`` (every detector: an instance counts from that many mask / box pixels), ``device``,
+``imgsz`` (0: the camera's size rounded up to 32), ``lockstep`` (true: sensor subscriptions reliable and
 transient local, so a late start still gets the current frame) or ``sensor_qos`` explicitly,
 ``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
 starts after a lock-step frame would otherwise miss that frame's pose).
@@ -35,7 +37,8 @@ or a dict label -> text prompt) sets the classes: the ground-truth detector matc
 labels, text-prompted detectors (YOLO-World) get the prompts, and their detections are
 published under the labels (e.g. prompt "person" -> label "victim").
 
-Algorithms live in :mod:`perception_node.detectors` and :mod:`perception_node.projection`.
+Algorithms live in :mod:`hazard_sim.perception` (the interface and backends, shared with the
+embedded runner; :mod:`perception_node.detectors` names them) and :mod:`perception_node.projection`.
 """
 from __future__ import annotations
 
@@ -69,6 +72,8 @@ from hazard_ros import params
 from hazard_ros import ros_qos as qos
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.tf_math import TfBuffer
+from hazard_sim.perception.embedded import classes_from_task
+from hazard_sim.perception.instances import keep_seen
 from perception_node.detectors import Detection, DetectorError, make_detector
 from perception_node.projection import StampSync, TfWaitQueue, backproject_detection
 
@@ -153,24 +158,6 @@ def depth_image(msg: Image) -> np.ndarray:
     return img.astype(np.float32, copy=False)
 
 
-def classes_from_task(task: dict) -> list[str]:
-    """The task's ``detect_classes`` labels when it gives them; else its target categories,
-    plus ``cart`` when it names containers; for an object-navigation task (DOZE) the class
-    its ``goal`` text names ("a yellow watering can" -> "watering can";
-    ``hazard_sim.tasks.doze.agents.goal_class``).  Raises ValueError for a goal that is not
-    a non-empty string."""
-    given = task.get("detect_classes")
-    if given:
-        return [str(c) for c in given]              # a list, or a dict's keys (labels)
-    out = [t["category"] for t in task.get("targets", []) if t.get("category")]
-    if task.get("containers"):
-        out.append("cart")
-    if "goal" in task:
-        from hazard_sim.tasks.doze.agents import goal_class
-        out.append(goal_class(task["goal"]))
-    return list(dict.fromkeys(out))
-
-
 def parse_class_list(text: str) -> list[str]:
     """``perception/set_classes`` payload: a JSON list of names (or {"classes": [...]})."""
     try:
@@ -235,8 +222,8 @@ class PerceptionNode(Node):
         return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
 
     def _setup(self) -> None:
-        self.detector_name = str(self._declare("detector", "groundtruth", "groundtruth | yolo | yolo_world"))
-        weights = str(self._declare("weights", "", "ultralytics .pt file (yolo, yolo_world)"))
+        self.detector_name = str(self._declare("detector", "groundtruth", "groundtruth | onnx | yolo | yolo_world"))
+        weights = str(self._declare("weights", "", "model file: .onnx (onnx), ultralytics .pt (yolo, yolo_world)"))
         self.declare_parameter("classes", Parameter.Type.STRING_ARRAY,
                                ParameterDescriptor(description="class names; unset/empty: from the task topic"))
         classes = self.get_parameter_or("classes", Parameter("classes", value=None)).value
@@ -246,14 +233,24 @@ class PerceptionNode(Node):
         qos_kind, cam_qos = declare_sensor_qos(self)
         self.map_frame = str(self._declare("map_frame", "map", "frame of detections_3d"))
         self.tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at an image stamp"))
-        min_pixels = int(self._declare("min_pixels", 3, "groundtruth: smallest instance in pixels"))
+        min_pixels = int(self._declare("min_pixels", 3, "smallest instance in pixels (mask, or box), any detector"))
         device = str(self._declare("device", "", "yolo: torch device ('' = auto)"))
-        imgsz = int(self._declare("imgsz", 640, "yolo: inference size"))
+        imgsz = int(self._declare("imgsz", 0, "onnx / yolo: inference size (0 = the camera's, rounded up to 32)"))
+        text_embeddings = str(self._declare("text_embeddings", "", "yolo_world: class-name embeddings offline: "
+                                                                   "minilm or an .npz / .pt file"))
         self.use_odom_tf = as_bool("use_odom_tf", self._declare("use_odom_tf", True,
                                                                 "also take odom -> base_link from odom"))
 
-        extra = ({"min_pixels": min_pixels} if self.detector_name.lower() in ("groundtruth", "ground_truth", "gt")
-                 else {"device": device or None, "imgsz": imgsz})
+        self.min_pixels = min_pixels
+        kind = self.detector_name.strip().lower()
+        if kind in ("groundtruth", "ground_truth", "gt"):
+            extra = {"min_pixels": min_pixels}
+        elif kind == "onnx":
+            extra = {"imgsz": imgsz or None}
+        else:
+            extra = {"device": device or None, "imgsz": imgsz or None}
+            if kind in ("yolo_world", "yoloworld", "yolo-world") and text_embeddings:
+                extra["text_embeddings"] = text_embeddings
         # classes are applied after construction so a text-encoder failure is reported as such
         self.detector = make_detector(self.detector_name, weights=weights or None, classes=None,
                                       confidence=confidence, **extra)
@@ -462,7 +459,7 @@ class PerceptionNode(Node):
             extra = {}
             if "seg" in group:
                 extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
-            dets = self.detector.detect(rgb, extra)
+            dets = keep_seen(self.detector.detect(rgb, extra), self.min_pixels)
             if self.prompt_to_label:
                 dets = [replace(d, label=self.prompt_to_label.get(d.label, d.label)) for d in dets]
             self.stats["detect_s"] += time.perf_counter() - t0

@@ -14,6 +14,7 @@ from perception_node.detectors import (
     GroundTruthDetector,
     TextEncoderUnavailableError,
     UnknownDetectorError,
+    WeightsMismatchError,
     WeightsNotFoundError,
     YoloDetector,
     YoloWorldDetector,
@@ -24,7 +25,8 @@ from perception_node.detectors import (
 ULTRALYTICS_OK, ULTRALYTICS_WHY = ultralytics_status()
 needs_ultralytics = pytest.mark.skipif(
     not ULTRALYTICS_OK,
-    reason=f"ultralytics not importable here, YOLO backends untested ({ULTRALYTICS_WHY[:160]}...)")
+    reason=f"ultralytics not importable in this environment (test_perception_ultralytics.py runs the YOLO "
+           f"backends in the ultralytics one: {ULTRALYTICS_WHY[:100]}...)")
 
 
 def hand_seg():
@@ -220,6 +222,10 @@ class _FakeModel:
 
 
 class _FakeWorld(_FakeModel):
+    def __init__(self, path):
+        super().__init__(path)
+        self.model = type("WorldModel", (), {"txt_feats": np.zeros((1, 3, 512), np.float32)})()
+
     def set_classes(self, classes):
         raise RuntimeError("cannot download ViT-B-32.pt")
 
@@ -258,10 +264,28 @@ def test_yolo_wrapper_with_stand_in_ultralytics(fake_ultralytics, tmp_path, monk
 
     world = make_detector("yolo_world", weights=str(weights))
     assert world.set_classes(["person", "backpack", "cart"]) == []      # saved vocabulary: no encoder
-    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "clip" else object())
-    with pytest.raises(TextEncoderUnavailableError, match="not installed"):
+    monkeypatch.setattr("hazard_sim.perception.backends.ultralytics.clip_usable", lambda: False)
+    with pytest.raises(TextEncoderUnavailableError, match="not installed") as exc:
         world.set_classes(["umbrella"])
-    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    assert "text_embeddings=minilm" in str(exc.value)                     # points at the offline adapter
+    monkeypatch.setattr("hazard_sim.perception.backends.ultralytics.clip_usable", lambda: True)
     with pytest.raises(TextEncoderUnavailableError, match="ViT-B-32"):
         world.set_classes(["umbrella"])
     assert world.classes == ["person", "backpack", "cart"]               # unchanged after a failure
+    with pytest.raises(WeightsMismatchError, match="not a YOLO-World model"):
+        YoloWorldDetector.check_world(_FakeModel(str(weights)), weights)   # a plain detection model
+
+
+def test_clip_check_refuses_the_clipboard_package(monkeypatch):
+    """PyPI's `clip` is a clipboard tool: importable, but not OpenAI's CLIP."""
+    import sys
+    import types
+
+    from hazard_sim.perception.backends.ultralytics import clip_usable
+    monkeypatch.setitem(sys.modules, "clip", types.ModuleType("clip"))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    assert not clip_usable()
+    fake = types.ModuleType("clip")
+    fake.load, fake.tokenize = (lambda *a: None), (lambda *a: None)
+    monkeypatch.setitem(sys.modules, "clip", fake)
+    assert clip_usable()

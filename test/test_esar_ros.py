@@ -355,9 +355,9 @@ class _Arr:
 
 
 def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  # noqa: F811
-    """The perception node with detector yolo_world (a stand-in ultralytics module: the real
-    package and its CLIP encoder are not installed here; test/test_detectors.py runs the real
-    one when it is) on the UAV's four views served by the sim node: the task's prompts are
+    """The perception node with detector yolo_world (a stand-in ultralytics module, so the
+    node test needs no torch; test/test_perception_ultralytics.py runs the real package in its
+    own environment) on the UAV's four views served by the sim node: the task's prompts are
     its vocabulary (so no text encoder is needed), every view is detected on, and the
     detections come out under the task's labels (prompt "person" -> "victim")."""
     import sys
@@ -375,6 +375,7 @@ def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  #
 
         def __init__(self, path):
             self.path = path
+            self.model = types.SimpleNamespace(txt_feats=None)     # a YOLO-World network has text features
 
         def set_classes(self, classes):
             raise RuntimeError("no CLIP here")
@@ -396,6 +397,7 @@ def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  #
     P = rclpy.parameter.Parameter
     per = PerceptionNode(context=ctx, parameter_overrides=[
         P("detector", value="yolo_world"), P("weights", value=str(weights)), P("lockstep", value=True)])
+    seen_images.clear()                                     # the backend's warm-up prediction
     h.ex.add_node(per)
     try:
         h.listen("detections", Detection2DArray, 50)

@@ -380,7 +380,7 @@ def test_published_topic_lists():
 
 
 def test_startup_errors_raise_clear_exceptions(ros_context):
-    with pytest.raises(UnknownDetectorError, match="groundtruth, yolo, yolo_world"):
+    with pytest.raises(UnknownDetectorError, match="groundtruth, onnx, yolo, yolo_world"):
         PerceptionNode(context=ros_context, parameter_overrides=[Parameter("detector", value="detectron")])
     with pytest.raises(WeightsNotFoundError, match="/nonexistent/best.pt"):
         PerceptionNode(context=ros_context, parameter_overrides=[
@@ -399,3 +399,86 @@ def test_main_exits_non_zero_with_one_logged_error(ros_env):
     assert proc.returncode == 1, out
     assert "Traceback" not in out
     assert "cannot start" in out and "/nonexistent/best.pt" in out
+
+
+def test_esar_reporter_turns_perception_into_reports(ros_context):
+    """detections_3d (map frame) in, each new victim / clue once on `report`; other labels and
+    other frames are not reported."""
+    from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
+
+    from perception_node.esar_reporter import EsarReporter
+    node = EsarReporter(context=ros_context)
+    probe = rclpy.create_node("probe", context=ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    ex.add_node(node)
+    ex.add_node(probe)
+    got = []
+    probe.create_subscription(Detection3DArray, "report", got.append, 10)
+    pub = probe.create_publisher(Detection3DArray, "detections_3d", 10)
+
+    def dets(frame, *items):
+        msg = Detection3DArray()
+        msg.header.frame_id = frame
+        for label, x in items:
+            d = Detection3D()
+            h = ObjectHypothesisWithPose()
+            h.hypothesis.class_id, h.hypothesis.score = label, 0.7
+            d.results.append(h)
+            d.bbox.center.position.x = float(x)
+            msg.detections.append(d)
+        return msg
+    try:
+        assert spin_until(ex, lambda: pub.get_subscription_count() > 0 and probe.count_publishers("report") > 0)
+        pub.publish(dets("map", ("victim", 10.0), ("rock", 20.0), ("clue:tent", 30.0)))
+        assert spin_until(ex, lambda: len(got) == 1)
+        assert [(d.results[0].hypothesis.class_id, d.bbox.center.position.x) for d in got[0].detections] == \
+            [("victim", 10.0), ("clue:tent", 30.0)]
+        pub.publish(dets("map", ("victim", 12.0)))                       # the same victim again
+        pub.publish(dets("camera_front_center_optical_frame", ("victim", 50.0)))   # not in map
+        pub.publish(dets("map", ("victim", 80.0)))                       # another victim
+        assert spin_until(ex, lambda: len(got) == 2)
+        assert len(got) == 2 and got[1].detections[0].bbox.center.position.x == 80.0
+        assert node.sent == 3
+    finally:
+        ex.shutdown()
+        probe.destroy_node()
+        node.destroy_node()
+
+
+def test_perception_node_runs_the_onnx_detector(ros_context):
+    """detector:=onnx with the tiny test graph (test/data): on a red 64 x 48 frame it reports
+    the graph's red-thing boxes, mapped back through the letterbox, in the image's header."""
+    from pathlib import Path
+    weights = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
+    perc = PerceptionNode(context=ros_context, parameter_overrides=[
+        Parameter("detector", value="onnx"), Parameter("weights", value=str(weights)),
+        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True)])
+    feeder = Feeder(ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    for n in (perc, feeder.node):
+        ex.add_node(n)
+    try:
+        pubs = [feeder.cam["camera/color/image_raw"], feeder.cam["camera/depth/image_raw"], feeder.info]
+        assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs))
+        assert not perc.detector.needs_segmentation and perc.detector.classes is None
+        stamp, f = conv.stamp_from_frame(1), "camera_optical_frame"
+        _, depth, _, _ = scene()
+        red = np.zeros((CAM.height, CAM.width, 3), np.uint8)
+        red[..., 0] = 255
+        feeder.cam["camera/color/image_raw"].publish(conv.to_ros_image(red, stamp, f))
+        feeder.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
+        feeder.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
+        assert spin_until(ex, lambda: feeder.got["det2d"])
+        d2 = feeder.got["det2d"][-1]
+        assert stamp_of(d2) == conv.time_to_ns(stamp) and d2.header.frame_id == f
+        # 64 x 48 letterboxed into 64 x 64 with 8 grey rows above: the red mean is (48 * 255 + 16 * 114) / 64 / 255
+        got = [(d.results[0].hypothesis.class_id, round(d.results[0].hypothesis.score, 4),
+                d.bbox.center.position.x, d.bbox.center.position.y) for d in d2.detections]
+        red_mean = (48 * 255 + 16 * 114) / 64 / 255
+        assert got == [("red thing", round(0.9 * red_mean, 4), 15.5, 7.5),
+                       ("red thing", round(0.7 * red_mean, 4), 47.5, 31.5)]
+        assert all(d.id == "" for d in d2.detections)
+    finally:
+        ex.shutdown()
+        for n in (perc, feeder.node):
+            n.destroy_node()

@@ -1,0 +1,40 @@
+"""Perception: one ROS-free interface from camera frames to instances, used by the embedded
+runner (:mod:`.embedded`) and by the ROS perception node alike.
+
+In: RGB (+ depth and the camera model ``K`` / pose; the simulator's segmentation for the
+``groundtruth`` backend). Out: :class:`Instance` (box, mask, class name, score, and a 3-D
+position / extent from depth). Backends (:func:`make_backend`): ``groundtruth`` (the
+oracle), ``onnx`` (an ultralytics ONNX export on onnxruntime: no torch), ``yolo`` and
+``yolo_world`` (ultralytics). docs/perception.md, "Perception interface and backends".
+
+The dataset / training / export / evaluation commands live beside this interface
+(``dataset_render``, ``training``, ``export``, ``evaluation``).
+"""
+from __future__ import annotations
+
+from hazard_sim.perception.backends import BACKEND_NAMES, Backend, canonical_name, make_backend
+from hazard_sim.perception.errors import (
+    DetectorError,
+    DetectorInputError,
+    DetectorUnavailableError,
+    TextEncoderUnavailableError,
+    UnknownDetectorError,
+    WeightsMismatchError,
+    WeightsNotFoundError,
+)
+from hazard_sim.perception.instances import (
+    Instance,
+    as_rgb_uint8,
+    clean_classes,
+    keep_seen,
+    locate,
+    mask_from_depth,
+    rasterize,
+)
+
+__all__ = [
+    "BACKEND_NAMES", "Backend", "canonical_name", "make_backend", "DetectorError", "DetectorInputError",
+    "DetectorUnavailableError", "TextEncoderUnavailableError", "UnknownDetectorError", "WeightsMismatchError",
+    "WeightsNotFoundError", "Instance", "as_rgb_uint8", "clean_classes", "keep_seen", "locate",
+    "mask_from_depth", "rasterize",
+]
