@@ -1,6 +1,8 @@
 """The ROS sim node serving a DOZE episode: LoCoBot images with people, cmd_vel at its limits."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -141,12 +143,19 @@ def test_perception_classes_come_from_the_goal_text(ctx):  # noqa: F811
 
     from hazard_ros.ros_qos import LATCHED
     from hazard_sim.tasks.doze.agents import goal_class
+    from hazard_sim.tasks.doze.task import ObjectNavTask
     from perception_node.detectors import GroundTruthDetector
     from perception_node.perception_node import PerceptionNode, classes_from_task
-    assert classes_from_task({"goal": "a yellow watering can", "bounds": [0, 0, 1, 1]}) == ["watering can"]
-    with pytest.raises(ValueError, match="goal text"):
+    # the DOZE task names its goal's class in the task it publishes; the perception node reads it
+    task = ObjectNavTask.describe(SimpleNamespace(name=ObjectNavTask.name, goal_text="a yellow watering can"),
+                                  SimpleNamespace(benchmark="doze/level1", spec_b=SimpleNamespace(max_steps=500)))
+    assert task["detect_classes"] == ["watering can"] == [goal_class("a yellow watering can")]
+    assert classes_from_task(task) == ["watering can"]
+    with pytest.raises(ValueError, match="goal"):
         classes_from_task({"goal": ""})
-    det = GroundTruthDetector({5: "watering can", 6: "mug"}, classes=classes_from_task({"goal": "a red mug"}),
+    with pytest.raises(ValueError, match="detect_classes"):
+        classes_from_task({"goal": "a red mug"})
+    det = GroundTruthDetector({5: "watering can", 6: "mug"}, classes=classes_from_task({"detect_classes": ["mug"]}),
                               min_pixels=1)
     seg = np.zeros((8, 8), np.int32)
     seg[:4, :4], seg[4:, 4:] = 5, 6

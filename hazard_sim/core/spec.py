@@ -69,6 +69,7 @@ class BenchmarkSpec:
     camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
     recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: none)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
+    min_pixels: int = 3                               # perception: an instance counts as seen from this many pixels
     options: dict = field(default_factory=dict)
 
     @property

@@ -23,7 +23,7 @@ logic is unchanged; metrics are still judged by the simulator on its ground trut
   actions and the metrics never count (ESAR: a report there is a false report).
   The label, the mask and whether the thing is seen at all are the detector's.
 
-Minimum sizes per benchmark (``DEFAULT_MIN_PIXELS``, override with ``min_pixels``):
+Minimum sizes per benchmark (each spec's ``min_pixels``, override with ``min_pixels``):
 HAZARD 3 and DOZE 3 (the perception node's default; HAZARD's agents already ignore objects
 under 3 pixels, and the frozen HAZARD results do not change); ESAR 16 (a lying person
 needs about 8 pixels along the body to be told from a rock, Johnson's criterion for
@@ -40,25 +40,21 @@ import numpy as np
 from hazard_sim.perception.backends import canonical_name, make_backend
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
 
-DEFAULT_MIN_PIXELS = {"hazard": 3, "doze": 3, "esar": 16}
 PHANTOM_BASE = 1 << 30
 GROUND_IOU = 0.5
 
 
-def benchmark_family(benchmark: str) -> str:
-    return str(benchmark).split("/")[0]
-
-
 def default_min_pixels(benchmark: str) -> int:
-    return DEFAULT_MIN_PIXELS.get(benchmark_family(benchmark), 1)
+    """The benchmark's own minimum instance size (its spec's ``min_pixels``)."""
+    from hazard_sim.core.spec import get_spec
+    return int(get_spec(benchmark).min_pixels)
 
 
 def classes_from_task(task: dict) -> list[str]:
-    """The task's ``detect_classes`` labels when it gives them; else its target categories,
-    plus ``cart`` when it names containers; for an object-navigation task (DOZE) the class
-    its ``goal`` text names ("a yellow watering can" -> "watering can";
-    ``hazard_sim.tasks.doze.agents.goal_class``).  Raises ValueError for a goal that is not
-    a non-empty string."""
+    """The task's ``detect_classes`` labels when it gives them (an object-navigation task
+    names its goal's class there: "a yellow watering can" -> "watering can"); else its target
+    categories, plus ``cart`` when it names containers.  Raises ValueError for a goal that is
+    not a non-empty string."""
     given = task.get("detect_classes")
     if given:
         return [str(c) for c in given]              # a list, or a dict's keys (labels)
@@ -66,8 +62,10 @@ def classes_from_task(task: dict) -> list[str]:
     if task.get("containers"):
         out.append("cart")
     if "goal" in task:
-        from hazard_sim.tasks.doze.agents import goal_class
-        out.append(goal_class(task["goal"]))
+        goal = task["goal"]
+        if not isinstance(goal, str) or not goal.strip():
+            raise ValueError(f"the task's goal must be a non-empty string, got {goal!r}")
+        raise ValueError(f"the task names a goal ({goal!r}) but not its detect_classes")
     return list(dict.fromkeys(out))
 
 

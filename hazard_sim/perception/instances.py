@@ -91,8 +91,14 @@ class Instance:
         return max(0, x1 - x0) * max(0, y1 - y0)
 
 
+#: the most distinct class names a detector takes (a longer list is refused at once, so that no
+#: message can keep a node busy: issue 18)
+MAX_CLASSES = 10_000
+
+
 def clean_classes(classes: Iterable[str] | None) -> list[str] | None:
-    """A class list without blanks and repeats, order kept (linear time); None stays None."""
+    """A class list without blanks and repeats, order kept (linear time, stopping as soon as
+    more than :data:`MAX_CLASSES` distinct names are seen); None stays None."""
     if classes is None:
         return None
     if isinstance(classes, str):
@@ -104,6 +110,8 @@ def clean_classes(classes: Iterable[str] | None) -> list[str] | None:
         c = c.strip()
         if c:
             out.setdefault(c, None)
+            if len(out) > MAX_CLASSES:
+                raise DetectorInputError(f"more than {MAX_CLASSES} class names (distinct): refused")
     return list(out)
 
 

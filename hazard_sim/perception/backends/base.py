@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hazard_sim.perception.instances import Instance, clean_classes
+from hazard_sim.perception.instances import MAX_CLASSES, Instance, clean_classes
 
 
 class Backend(abc.ABC):
@@ -22,6 +22,7 @@ class Backend(abc.ABC):
     name = "base"
     needs_rgb = True
     needs_segmentation = False
+    MAX_CLASSES = MAX_CLASSES          # the most distinct class names set_classes takes
 
     def __init__(self, classes: Sequence[str] | None = None, confidence: float = 0.25):
         self.confidence = float(confidence)

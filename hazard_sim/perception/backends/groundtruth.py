@@ -1,5 +1,5 @@
 """The ``groundtruth`` backend: boxes and masks of the instances in the simulator's
-segmentation image (HAZARD's "non-perceptional" track), through the same interface as the
+segmentation image (the papers' "non-perceptional", ground-truth track), through the same interface as the
 learned detectors."""
 from __future__ import annotations
 

@@ -180,6 +180,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         table=table_rows,
         progress=progress,
         camera_clip=(0.5, 8000.0),
+        min_pixels=16,          # reporting a person needs recognition: docs/perception.md, "minimum size"
         json_omit=("wall_time_s",),
         recorder=EsarRecorder,
         options={"map": map_name},
