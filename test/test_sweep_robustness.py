@@ -117,7 +117,13 @@ def test_interrupted_sweeps_stop_at_once_keep_their_results_and_leave_no_process
         rc, err = s.finish()
     finally:
         s.kill()
-    assert rc == code, err
+    if how == "ctrl-c twice":
+        # the second SIGINT ends the process at once: by os._exit(130) when it lands while the sweep
+        # cleans up, or by the signal itself (-2) when it lands after Python's exit began (the
+        # interpreter restores the default handler as it finalises); either way it is gone at once
+        assert rc in (code, -signal.SIGINT), err
+    else:
+        assert rc == code, err
     assert len(before) >= s.procs
     assert "Traceback" not in err, err
     if code > 0 and how != "ctrl-c twice":
