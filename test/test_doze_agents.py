@@ -11,8 +11,8 @@ from hazard_sim.agents import agents_for, make_agent
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.runner import make_env
 from hazard_sim.tasks.doze.agents import Goal, attribute_ok, color_name, ocr_text, parse_hint, two_tone
-from hazard_sim.tasks.doze.library import COLORS
 from hazard_sim.tasks.doze.scenes import SCENES, build_house
+from hazard_sim.tasks.doze.vocabulary import COLORS
 
 
 def test_goal_text_is_parsed_against_seen_labels():

@@ -40,7 +40,7 @@ from skimage.graph import MCP_Geometric
 
 from hazard_sim.agents import register_agent
 from hazard_sim.navigation.grid import GridSpec, inflate
-from hazard_sim.tasks.doze.library import COLORS, MATERIALS, PATTERNS
+from hazard_sim.tasks.doze.vocabulary import COLORS, MATERIALS, PATTERNS
 
 CELL = 0.1
 STRIDE = 2                   # pixels between back-projected samples

@@ -22,8 +22,9 @@ from hazard_sim.geometry import Box
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
 from hazard_sim.render.mesh import quad_mesh, text_texture
 from hazard_sim.scenes.base import WALL_THICKNESS, Part, Scene, floor_part, wall_segments
-from hazard_sim.tasks.doze.library import BRANDS, COLORS, KINDS, MATERIALS, OPEN_VOCAB, PATTERNS, attribute_color
+from hazard_sim.tasks.doze.library import KINDS, OPEN_VOCAB
 from hazard_sim.tasks.doze.shapes import Shape
+from hazard_sim.tasks.doze.vocabulary import BRANDS, COLORS, MATERIALS, PATTERNS, attribute_color
 
 SCENES = tuple(f"doze_{k:02d}" for k in range(10))
 TRAIN_SCENES, TEST_SCENES = SCENES[:8], SCENES[8:]
@@ -328,7 +329,7 @@ def _shape_for(kind: str, attr: str | None) -> Shape:
         return k.shape()
     if attr.startswith("brand:"):
         brand = attr.split(":", 1)[1]
-        from hazard_sim.tasks.doze.library import branded_box, can
+        from hazard_sim.tasks.doze.builders import branded_box, can
         build = can(0.033, 0.12, brand) if kind == "soda can" else branded_box(0.2, 0.07, 0.3, brand)
         return build(k.color)
     if attr in MATERIALS and attr == "glass":
