@@ -1,5 +1,4 @@
-"""World markers, 3-D detections and paths for RViz and the planners.
-"""
+"""World markers, 3-D detections and paths for RViz and the planners."""
 from __future__ import annotations
 
 import math

@@ -1,5 +1,4 @@
-"""(N, 3) float point arrays <-> ``sensor_msgs/PointCloud2``.
-"""
+"""(N, 3) float point arrays <-> ``sensor_msgs/PointCloud2``."""
 from __future__ import annotations
 
 import numpy as np

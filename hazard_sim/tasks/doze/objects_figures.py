@@ -1,5 +1,4 @@
-"""DOZE's figures, toys, statues and novelty objects, one builder ``(color) -> Shape`` each.
-"""
+"""DOZE's figures, toys, statues and novelty objects, one builder ``(color) -> Shape`` each."""
 from __future__ import annotations
 
 import numpy as np

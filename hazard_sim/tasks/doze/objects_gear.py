@@ -1,5 +1,4 @@
-"""DOZE's sports gear, clothes, tools, instruments and electronics, one builder ``(color) -> Shape`` each.
-"""
+"""DOZE's sports gear, clothes, tools, instruments and electronics, one builder ``(color) -> Shape`` each."""
 from __future__ import annotations
 
 import numpy as np

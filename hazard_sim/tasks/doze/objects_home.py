@@ -1,5 +1,4 @@
-"""DOZE's kitchen, food, containers and household objects, one builder ``(color) -> Shape`` each.
-"""
+"""DOZE's kitchen, food, containers and household objects, one builder ``(color) -> Shape`` each."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,4 @@
-"""Reading whiteboards: RapidOCR (an OCR engine installed from a package) over an upscaled crop.
-"""
+"""Reading whiteboards: RapidOCR (an OCR engine installed from a package) over an upscaled crop."""
 from __future__ import annotations
 
 import numpy as np
