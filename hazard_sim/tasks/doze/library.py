@@ -1,4 +1,4 @@
-"""DOZE's object library: parametric mesh builders, one per object kind.
+"""DOZE's object library: the catalogue of object kinds, each with its mesh builder.
 
 Each :class:`Kind` has a category name (what ground-truth segmentation labels it),
 a builder ``(color) -> Shape`` drawing a recognisable mesh (a basketball is a
