@@ -91,8 +91,8 @@ def compare(a, ep, acts) -> None:
 def ocr(a) -> None:
     from hazard_sim.core.env import EmbodiedEnv
     from hazard_sim.render.camera import CameraSpec
-    from hazard_sim.tasks.doze.agents import ocr_text, upscale
     from hazard_sim.tasks.doze.dataset import load
+    from hazard_sim.tasks.doze.ocr import ocr_text, upscale
     from hazard_sim.tasks.doze.scenes import SCENES, TRAIN_SCENES, build_house
     rates = {}
     envs = {}

@@ -34,3 +34,17 @@ def ros_env(monkeypatch):
     monkeypatch.setenv("ROS_STATIC_PEERS", "")
     monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
     return domain_id
+
+
+@pytest.fixture
+def ros_context(ros_env):
+    """An rclpy context of its own on the test's domain (so tests do not share global state)."""
+    import rclpy
+    from rclpy.context import Context
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_env)
+    try:
+        yield context
+    finally:
+        if context.ok():
+            rclpy.shutdown(context=context)

@@ -10,9 +10,11 @@ import pytest
 from hazard_sim.agents import agents_for, make_agent
 from hazard_sim.render.camera import CameraSpec
 from hazard_sim.runner import make_env
-from hazard_sim.tasks.doze.agents import Goal, attribute_ok, color_name, ocr_text, parse_hint, two_tone
-from hazard_sim.tasks.doze.library import COLORS
+from hazard_sim.tasks.doze.appearance import attribute_ok, color_name, two_tone
+from hazard_sim.tasks.doze.goal_language import Goal, parse_hint
+from hazard_sim.tasks.doze.ocr import ocr_text
 from hazard_sim.tasks.doze.scenes import SCENES, build_house
+from hazard_sim.tasks.doze.vocabulary import COLORS
 
 
 def test_goal_text_is_parsed_against_seen_labels():
@@ -29,7 +31,7 @@ def test_goal_text_is_parsed_against_seen_labels():
 
 
 def test_goal_class_is_the_thing_the_goal_text_names():
-    from hazard_sim.tasks.doze.agents import goal_class
+    from hazard_sim.tasks.doze.goal_language import goal_class
     assert goal_class("a yellow watering can") == "watering can"
     assert goal_class("a pillow on the sofa") == "pillow"
     assert goal_class("a basketball under the side table") == "basketball"

@@ -142,7 +142,7 @@ def test_perception_classes_come_from_the_goal_text(ctx):  # noqa: F811
     from std_msgs.msg import String
 
     from hazard_ros.ros_qos import LATCHED
-    from hazard_sim.tasks.doze.agents import goal_class
+    from hazard_sim.tasks.doze.goal_language import goal_class
     from hazard_sim.tasks.doze.task import ObjectNavTask
     from perception_node.detectors import GroundTruthDetector
     from perception_node.perception_node import PerceptionNode, classes_from_task

@@ -18,7 +18,6 @@ import pytest
 try:
     import rclpy
     from nav_msgs.msg import OccupancyGrid, Odometry
-    from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -57,17 +56,6 @@ OBJ_ROWS, OBJ_COLS = slice(30, 38), slice(28, 36)
 OBJ_DEPTH = 2.0
 TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}], "containers": {},
         "bounds": [-1.0, -5.0, 6.0, 5.0], "episode": 0}
-
-
-@pytest.fixture
-def ros_context(ros_env):
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_env)
-    try:
-        yield context
-    finally:
-        if context.ok():
-            rclpy.shutdown(context=context)
 
 
 def spin_until(executor, predicate, timeout_s=WAIT_S, step=None) -> bool:

@@ -2,7 +2,6 @@
 deserialize with rclpy. Skipped without rclpy or the mcap package."""
 from __future__ import annotations
 
-import random
 import time
 
 import numpy as np
@@ -10,7 +9,6 @@ import pytest
 
 try:
     import rclpy
-    from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -30,19 +28,9 @@ TEST_TIME_LIMIT_S = 25
 
 
 @pytest.fixture
-def ctx(monkeypatch):
-    domain_id = random.SystemRandom().randint(1, 101)
-    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
-    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    monkeypatch.setenv("ROS_STATIC_PEERS", "")
-    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)
-    context = Context()
-    rclpy.init(context=context, domain_id=domain_id)
-    try:
-        yield context
-    finally:
-        if context.ok():
-            rclpy.shutdown(context=context)
+def ctx(ros_context):
+    """conftest's rclpy context of its own, on an isolated domain."""
+    return ros_context
 
 
 def test_message_definition_like_rosbag2():

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
 import textwrap
@@ -22,7 +20,6 @@ import pytest
 try:
     import rclpy
     from rclpy.action import ActionClient, ActionServer
-    from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 except Exception as exc:  # ImportError, or OSError from a missing shared library
@@ -67,44 +64,7 @@ NAV2_FEEDBACK_MESSAGE_HASH = \
     "RIHS01_9d1f6fa2eb975ce733b419ac2e97b134d8ff92b6478b6559feed9a50bdfd82b3"
 
 
-# --------------------------------------------------------------------------- fixtures
-
-@pytest.fixture(autouse=True)
-def hard_time_limit():
-    """Fail (rather than hang) any test that runs past TEST_TIME_LIMIT_S."""
-    def on_alarm(signum, frame):
-        raise TimeoutError(f"test exceeded its hard limit of {TEST_TIME_LIMIT_S} s")
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TEST_TIME_LIMIT_S)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def ros_env(monkeypatch):
-    """Localhost-only discovery on a random domain; returns the domain id."""
-    domain_id = random.SystemRandom().randint(1, 101)  # Linux-safe DDS domain range
-    monkeypatch.setenv("ROS_DOMAIN_ID", str(domain_id))
-    monkeypatch.setenv("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    monkeypatch.setenv("ROS_STATIC_PEERS", "")
-    monkeypatch.delenv("ROS_LOCALHOST_ONLY", raising=False)  # deprecated since Jazzy
-    return domain_id
-
-
-@pytest.fixture
-def ros_context(ros_env):
-    """An rclpy context of its own (so tests do not share global state)."""
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_env)
-    try:
-        yield context
-    finally:
-        if context.ok():
-            rclpy.shutdown(context=context)
-
+# --------------------------------------------------------------------------- helpers (the fixtures are in conftest.py)
 
 def unique_name(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:10]}"

@@ -18,7 +18,6 @@ import pytest
 
 try:
     import rclpy
-    from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.parameter import Parameter
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -39,14 +38,9 @@ BEST_EFFORT = QoSProfile(depth=5, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
 @pytest.fixture
-def ctx(ros_env):
-    context = Context()
-    rclpy.init(context=context, domain_id=ros_env)
-    try:
-        yield context
-    finally:
-        if context.ok():
-            rclpy.shutdown(context=context)
+def ctx(ros_context):
+    """conftest's rclpy context of its own, on an isolated domain."""
+    return ros_context
 
 
 class Harness:

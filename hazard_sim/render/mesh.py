@@ -86,6 +86,38 @@ def lambert(normals: np.ndarray) -> np.ndarray:
     return AMBIENT + DIFFUSE * np.clip(normals @ LIGHT_DIR, 0.0, None)
 
 
+class BoxGroup:
+    """A group of boxes as one triangle mesh (``verts``, ``tris``: ``boxes_to_mesh``) with
+    per-triangle instance ids, base colours and Lambert shades; both renderers keep their
+    static and dynamic boxes as one group each."""
+
+    def __init__(self, boxes: Sequence[Box], ids, colors):
+        ids = np.asarray(ids, np.int32).reshape(-1)
+        colors = np.asarray(colors, np.uint8).reshape(-1, 3)
+        if not (len(boxes) == len(ids) == len(colors)):
+            raise ValueError(f"{len(boxes)} boxes, {len(ids)} ids, {len(colors)} colors")
+        if np.any(ids <= 0):
+            raise ValueError("instance ids must be > 0 (0 means 'nothing hit')")
+        self.verts, self.tris, normals = boxes_to_mesh(boxes)
+        self.tri_ids = np.repeat(ids, TRIS_PER_BOX)
+        self.tri_base = np.repeat(colors, TRIS_PER_BOX, axis=0)
+        self.tri_shade = lambert(normals)
+
+    def recolor(self, ids: np.ndarray, colors: np.ndarray) -> bool:
+        """Give the triangles of these ids (a non-empty int32 array) their new colours
+        ((N, 3) uint8); True if any is in this group."""
+        if not len(self.tri_ids):
+            return False
+        order = np.argsort(ids, kind="stable")
+        ids, colors = ids[order], colors[order]
+        k = np.minimum(np.searchsorted(ids, self.tri_ids), len(ids) - 1)
+        match = ids[k] == self.tri_ids
+        if not match.any():
+            return False
+        self.tri_base[match] = colors[k[match]]
+        return True
+
+
 @dataclass(eq=False)
 class Mesh:
     """An indexed triangle mesh with one instance id.

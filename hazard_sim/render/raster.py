@@ -75,8 +75,8 @@ from ..geometry import Box
 from .camera import CameraSpec
 from .effects import DEFAULT as DEFAULT_EFFECTS
 from .effects import RenderEffects, apply_post
-from .mesh import AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Mesh, boxes_to_mesh
-from .raster_mesh import GLMeshGroup
+from .mesh import BACKGROUND, Mesh
+from .raster_mesh import COL_FORMAT, GLBoxGroup, GLMeshGroup
 from .raycast import Frame, RaycastRenderer, WaterSurface
 
 __all__ = ["RasterRenderer", "RasterUnavailable", "create_context", "raster_available"]
@@ -96,64 +96,6 @@ from .raster_shaders import (  # noqa: E402
     WATER_FS,
     WATER_VS,
 )
-
-# Interleaved vertex: position, colour (normalized uint8), instance id.
-_VERTEX = np.dtype([("pos", "<f4", 3), ("col", "u1", 4), ("id", "<i4")])
-_VERTEX_FORMAT = ("3f 4f1 i", "in_pos", "in_col", "in_id")
-
-
-class _Part:
-    """Triangle soup (3 vertices per triangle, flat attributes) of a group of
-    boxes, and the boxes themselves (for the camera-inside-a-box test)."""
-
-    def __init__(self, boxes: Sequence[Box], ids, colors):
-        ids = np.asarray(ids, np.int32).reshape(-1)
-        colors = np.asarray(colors, np.uint8).reshape(-1, 3)
-        if not (len(boxes) == len(ids) == len(colors)):
-            raise ValueError(f"{len(boxes)} boxes, {len(ids)} ids, {len(colors)} colors")
-        if np.any(ids <= 0):
-            raise ValueError("instance ids must be > 0 (0 means 'nothing hit')")
-        self.centers = np.array([b.center for b in boxes], float).reshape(-1, 3)
-        self.halves = np.array([b.half for b in boxes], float).reshape(-1, 3)
-        self.rots = np.array([b.rot for b in boxes], float).reshape(-1, 3, 3)
-        verts, tris, normals = boxes_to_mesh(boxes)
-        self.data = np.zeros(3 * len(tris), _VERTEX)
-        self.data["pos"] = verts[tris].reshape(-1, 3)
-        self.data["id"] = np.repeat(ids, 3 * TRIS_PER_BOX)
-        self.tri_ids = np.repeat(ids, TRIS_PER_BOX)
-        self.tri_base = np.repeat(colors, TRIS_PER_BOX, axis=0)
-        self.tri_shade = (AMBIENT + DIFFUSE * np.clip(normals @ LIGHT_DIR, 0.0, None)
-                          ).astype(np.float32)
-        self._shade()
-
-    def _shade(self) -> None:
-        """Vertex colours = the ray caster's per-triangle colours."""
-        rgb = self.tri_base.astype(np.float32) * self.tri_shade[:, None]
-        rgb = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
-        col = self.data["col"].reshape(-1, 3, 4)
-        col[..., :3] = rgb[:, None]
-        col[..., 3] = 255
-
-    def recolor(self, ids: np.ndarray, colors: np.ndarray) -> bool:
-        """Recolour the triangles of these ids; True if any is in this part."""
-        if not len(self.tri_ids):
-            return False
-        order = np.argsort(ids, kind="stable")
-        ids, colors = ids[order], colors[order]
-        k = np.minimum(np.searchsorted(ids, self.tri_ids), len(ids) - 1)
-        match = ids[k] == self.tri_ids
-        if not match.any():
-            return False
-        self.tri_base[match] = colors[k[match]]
-        self._shade()
-        return True
-
-    def near(self, point: np.ndarray, margin: float) -> bool:
-        """Whether ``point`` lies in some box grown by ``margin`` on every side."""
-        if not len(self.centers):
-            return False
-        local = np.einsum("nji,nj->ni", self.rots, point - self.centers)   # R^T (p - c)
-        return bool(np.any(np.all(np.abs(local) <= self.halves + margin, axis=1)))
 
 
 class RasterRenderer:
@@ -183,13 +125,13 @@ class RasterRenderer:
         f = camera.focal
         self._cull_margin = 1.01 * camera.near * float(np.sqrt(
             1.0 + (camera.width / (2 * f)) ** 2 + (camera.height / (2 * f)) ** 2))
-        self._static = _Part([], [], np.zeros((0, 3)))
+        self._static = GLBoxGroup([], [], np.zeros((0, 3)))
         # Last set_static / set_dynamic / set_static_meshes / set_dynamic_meshes
         # arguments, for the ray-casting mirror of cast_rays.
         self._ray_args = [None, None, None, None]
         self._ray_mirrored = [None, None, None, None]
         self._ray_mirror = None
-        self._dynamic = _Part([], [], np.zeros((0, 3)))
+        self._dynamic = GLBoxGroup([], [], np.zeros((0, 3)))
         self._meshes: list = [None, None]      # static, dynamic: (vao, buffer, vertex count)
         self._groups: list = [None, None]      # static, dynamic meshes: GLMeshGroup
         self._sky = tuple(int(v) for v in BACKGROUND)
@@ -269,13 +211,13 @@ class RasterRenderer:
     # ---------------------------------------------------------------- scene
     def set_static(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that never move (floor, walls, furniture)."""
-        self._static = _Part(boxes, ids, colors)
+        self._static = GLBoxGroup(boxes, ids, colors)
         self._upload(0, self._static)
         self._ray_args[0] = (boxes, ids, colors)
 
     def set_dynamic(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that move or change (objects, flames); re-uploads their mesh."""
-        self._dynamic = _Part(boxes, ids, colors)
+        self._dynamic = GLBoxGroup(boxes, ids, colors)
         self._upload(1, self._dynamic)
         self._ray_args[1] = (boxes, ids, colors)
 
@@ -324,7 +266,7 @@ class RasterRenderer:
             if part.recolor(ids, colors):
                 self._upload(i, part)
 
-    def _upload(self, i: int, part: _Part) -> None:
+    def _upload(self, i: int, part: GLBoxGroup) -> None:
         with self._lock, self._current() as ctx:
             old, self._meshes[i] = self._meshes[i], None
             if old is not None and len(part.data) and old[1].size == part.data.nbytes:
@@ -336,7 +278,7 @@ class RasterRenderer:
                 old[1].release()
             if len(part.data):
                 buf = ctx.buffer(part.data)
-                vao = ctx.vertex_array(self._geom, [(buf, *_VERTEX_FORMAT)])
+                vao = ctx.vertex_array(self._geom, [(buf, *COL_FORMAT)])
                 self._meshes[i] = (vao, buf, len(part.data))
 
     def _current(self):

@@ -1,4 +1,8 @@
-"""OpenGL buffers of a group of meshes for the raster backend.
+"""OpenGL vertex data of a group of boxes and buffers of a group of meshes for the raster
+backend.
+
+A box group (:class:`GLBoxGroup`) is a triangle soup, three vertices a triangle with flat
+attributes (position, the ray caster's shaded colour, id), redrawn after a recolouring.
 
 Coloured meshes of a group share one indexed vertex buffer (position, lit
 colour, id: 20 bytes a vertex, 12 bytes a triangle); each textured mesh has
@@ -18,15 +22,53 @@ from typing import Sequence
 
 import numpy as np
 
-from .mesh import Mesh, lit_colors
+from ..geometry import Box
+from .mesh import BoxGroup, Mesh, lit_colors
 
-__all__ = ["GLMeshGroup"]
+__all__ = ["COL_FORMAT", "GLBoxGroup", "GLMeshGroup"]
 
 _COL_VERTEX = np.dtype([("pos", "<f4", 3), ("col", "u1", 4), ("id", "<i4")])
-_COL_FORMAT = ("3f 4f1 i", "in_pos", "in_col", "in_id")
+COL_FORMAT = ("3f 4f1 i", "in_pos", "in_col", "in_id")
 _TEX_VERTEX = np.dtype([("pos", "<f4", 3), ("uv", "<f4", 2), ("shade", "<f4"), ("id", "<i4")])
 _TEX_FORMAT = ("3f 2f f i", "in_pos", "in_uv", "in_shade", "in_id")
 CHUNK_TRIANGLES = 8192          # target triangles per chunk of a large mesh
+
+
+class GLBoxGroup(BoxGroup):
+    """A :class:`~.mesh.BoxGroup` as interleaved vertices ``data`` (three a triangle, flat
+    attributes), and its boxes (for the camera-inside-a-box test)."""
+
+    def __init__(self, boxes: Sequence[Box], ids, colors):
+        super().__init__(boxes, ids, colors)
+        self.tri_shade = self.tri_shade.astype(np.float32)
+        self.centers = np.array([b.center for b in boxes], float).reshape(-1, 3)
+        self.halves = np.array([b.half for b in boxes], float).reshape(-1, 3)
+        self.rots = np.array([b.rot for b in boxes], float).reshape(-1, 3, 3)
+        self.data = np.zeros(3 * len(self.tris), _COL_VERTEX)
+        self.data["pos"] = self.verts[self.tris].reshape(-1, 3)
+        self.data["id"] = np.repeat(self.tri_ids, 3)
+        self._shade()
+
+    def _shade(self) -> None:
+        """Vertex colours = the ray caster's per-triangle colours."""
+        rgb = self.tri_base.astype(np.float32) * self.tri_shade[:, None]
+        rgb = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
+        col = self.data["col"].reshape(-1, 3, 4)
+        col[..., :3] = rgb[:, None]
+        col[..., 3] = 255
+
+    def recolor(self, ids: np.ndarray, colors: np.ndarray) -> bool:
+        if not super().recolor(ids, colors):
+            return False
+        self._shade()
+        return True
+
+    def near(self, point: np.ndarray, margin: float) -> bool:
+        """Whether ``point`` lies in some box grown by ``margin`` on every side."""
+        if not len(self.centers):
+            return False
+        local = np.einsum("nji,nj->ni", self.rots, point - self.centers)   # R^T (p - c)
+        return bool(np.any(np.all(np.abs(local) <= self.halves + margin, axis=1)))
 
 
 def chunk_triangles(verts: np.ndarray, tris: np.ndarray):
@@ -123,7 +165,7 @@ class GLMeshGroup:
             raise
 
     def _add(self, ctx, prog, data, index, tex) -> None:
-        fmt = _TEX_FORMAT if tex is not None else _COL_FORMAT
+        fmt = _TEX_FORMAT if tex is not None else COL_FORMAT
         chunks = None
         if len(index) > 4 * CHUNK_TRIANGLES:
             index, starts, lo, hi = chunk_triangles(data["pos"], index)

@@ -1,39 +1,53 @@
 """GLSL sources of the raster backend (see raster.py for the passes)."""
 
-GEOM_VS = """
-#version 330
-uniform vec3 eye;          // camera position (world)
+# What every geometry program shares: the camera uniforms, the projection (optical z kept
+# for the z-depth target) and the three render targets (colour, instance id, z-depth).
+_CAMERA = """uniform vec3 eye;          // camera position (world)
 uniform mat3 view;         // optical-from-world rotation
 uniform vec4 proj;         // (2 f / W, 2 f / H, A, B): z_clip = A z + B, w_clip = z
-in vec3 in_pos;
-in vec4 in_col;
-in int in_id;
-flat out vec4 v_col;
-flat out int v_id;
-out float v_z;
-void main() {
-    vec3 p = view * (in_pos - eye);
+"""
+_PROJECT = """    vec3 p = view * (in_pos - eye);
     v_z = p.z;
     gl_Position = vec4(proj.x * p.x, proj.y * p.y, proj.z * p.z + proj.w, p.z);
-    v_col = in_col;
-    v_id = in_id;
-}
 """
-
-GEOM_FS = """
-#version 330
-flat in vec4 v_col;
-flat in int v_id;
-in float v_z;
-layout(location = 0) out vec4 o_col;
+_TARGETS = """layout(location = 0) out vec4 o_col;
 layout(location = 1) out int o_id;
 layout(location = 2) out float o_z;
-void main() {
+"""
+
+
+def _coloured(colour: str) -> tuple[str, str]:
+    """Vertex and fragment shader of geometry with a colour a vertex, ``colour`` its
+    interpolation qualifier (``"flat "``: one colour a triangle)."""
+    vs = f"""
+#version 330
+{_CAMERA}in vec3 in_pos;
+in vec4 in_col;
+in int in_id;
+{colour}out vec4 v_col;
+flat out int v_id;
+out float v_z;
+void main() {{
+{_PROJECT}    v_col = in_col;
+    v_id = in_id;
+}}
+"""
+    fs = f"""
+#version 330
+{colour}in vec4 v_col;
+flat in int v_id;
+in float v_z;
+{_TARGETS}void main() {{
     o_col = v_col;
     o_id = v_id;
     o_z = v_z;
-}
+}}
 """
+    return vs, fs
+
+
+# Boxes: flat attributes (the ray caster shades per triangle).
+GEOM_VS, GEOM_FS = _coloured("flat ")
 
 # One triangle covering the viewport, on the far plane (window depth 1).
 FULL_VS = """
@@ -42,14 +56,11 @@ in vec2 in_ndc;
 void main() { gl_Position = vec4(in_ndc, 1.0, 1.0); }
 """
 
-BG_FS = """
+BG_FS = f"""
 #version 330
 uniform vec4 bg;
 uniform float inf;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out int o_id;
-layout(location = 2) out float o_z;
-void main() { o_col = bg; o_id = 0; o_z = inf; }
+{_TARGETS}void main() {{ o_col = bg; o_id = 0; o_z = inf; }}
 """
 
 # Water (see WaterSurface), once per pixel after the geometry: rays are
@@ -118,47 +129,11 @@ void main() {
 # Meshes (see mesh.py): same transform and outputs as GEOM_*, but indexed,
 # drawn two-sided, with colours (lit per vertex on the CPU) or texture x shade
 # interpolated perspective-correctly across each triangle.
-MESH_COL_VS = """
-#version 330
-uniform vec3 eye;
-uniform mat3 view;
-uniform vec4 proj;
-in vec3 in_pos;
-in vec4 in_col;
-in int in_id;
-out vec4 v_col;
-flat out int v_id;
-out float v_z;
-void main() {
-    vec3 p = view * (in_pos - eye);
-    v_z = p.z;
-    gl_Position = vec4(proj.x * p.x, proj.y * p.y, proj.z * p.z + proj.w, p.z);
-    v_col = in_col;
-    v_id = in_id;
-}
-"""
+MESH_COL_VS, MESH_COL_FS = _coloured("")
 
-MESH_COL_FS = """
+MESH_TEX_VS = f"""
 #version 330
-in vec4 v_col;
-flat in int v_id;
-in float v_z;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out int o_id;
-layout(location = 2) out float o_z;
-void main() {
-    o_col = v_col;
-    o_id = v_id;
-    o_z = v_z;
-}
-"""
-
-MESH_TEX_VS = """
-#version 330
-uniform vec3 eye;
-uniform mat3 view;
-uniform vec4 proj;
-in vec3 in_pos;
+{_CAMERA}in vec3 in_pos;
 in vec2 in_uv;
 in float in_shade;
 in int in_id;
@@ -166,31 +141,25 @@ out vec2 v_uv;
 out float v_shade;
 flat out int v_id;
 out float v_z;
-void main() {
-    vec3 p = view * (in_pos - eye);
-    v_z = p.z;
-    gl_Position = vec4(proj.x * p.x, proj.y * p.y, proj.z * p.z + proj.w, p.z);
-    v_uv = in_uv;
+void main() {{
+{_PROJECT}    v_uv = in_uv;
     v_shade = in_shade;
     v_id = in_id;
-}
+}}
 """
 
-MESH_TEX_FS = """
+MESH_TEX_FS = f"""
 #version 330
 uniform sampler2D tex;     // row 0 of the image at v = 0 (uploaded top row first)
 in vec2 v_uv;
 in float v_shade;
 flat in int v_id;
 in float v_z;
-layout(location = 0) out vec4 o_col;
-layout(location = 1) out int o_id;
-layout(location = 2) out float o_z;
-void main() {
+{_TARGETS}void main() {{
     o_col = vec4(texture(tex, v_uv).rgb * v_shade, 1.0);
     o_id = v_id;
     o_z = v_z;
-}
+}}
 """
 
 # Light level and fog (effects.py), once per pixel on the finished colour:

@@ -33,7 +33,7 @@ from ..geometry import Box
 from .camera import CameraSpec
 from .effects import DEFAULT as DEFAULT_EFFECTS
 from .effects import RenderEffects, apply_light_fog, apply_post
-from .mesh import AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, Mesh, boxes_to_mesh, lambert  # noqa: F401
+from .mesh import AMBIENT, BACKGROUND, DIFFUSE, LIGHT_DIR, TRIS_PER_BOX, BoxGroup, Mesh, boxes_to_mesh, lambert  # noqa: F401
 from .meshset import MeshSet
 
 # Box geometry and lighting are shared with the rasterizer and the meshes;
@@ -165,29 +165,6 @@ class Frame:
     unproject: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False)
 
 
-class _Part:
-    """Cached mesh and per-triangle attributes of a group of boxes."""
-
-    def __init__(self, boxes: Sequence[Box], ids, colors):
-        ids = np.asarray(ids, np.int32).reshape(-1)
-        colors = np.asarray(colors, np.uint8).reshape(-1, 3)
-        if not (len(boxes) == len(ids) == len(colors)):
-            raise ValueError(f"{len(boxes)} boxes, {len(ids)} ids, {len(colors)} colors")
-        if np.any(ids <= 0):
-            raise ValueError("instance ids must be > 0 (0 means 'nothing hit')")
-        self.verts, self.tris, normals = boxes_to_mesh(boxes)
-        self.tri_ids = np.repeat(ids, TRIS_PER_BOX)
-        self.tri_base = np.repeat(colors, TRIS_PER_BOX, axis=0)
-        self.tri_shade = _lambert(normals)
-
-    def recolor(self, ids: np.ndarray, colors: np.ndarray) -> None:
-        order = np.argsort(ids, kind="stable")
-        ids, colors = ids[order], colors[order]
-        k = np.minimum(np.searchsorted(ids, self.tri_ids), len(ids) - 1)
-        match = ids[k] == self.tri_ids
-        self.tri_base[match] = colors[k[match]]
-
-
 class RaycastRenderer:
     """Renders RGB, z-depth, instance segmentation and world points of boxes
     and meshes.
@@ -217,8 +194,8 @@ class RaycastRenderer:
         self._yn = ((np.arange(camera.height) - k[1, 2]) / k[1, 1]).astype(np.float32)
         self._rays = np.empty((camera.height, camera.width, 6), np.float32)
         self._rays_t = _o3d().core.Tensor.from_numpy(self._rays)  # shares memory
-        self._static = _Part([], [], np.zeros((0, 3)))
-        self._dynamic = _Part([], [], np.zeros((0, 3)))
+        self._static = BoxGroup([], [], np.zeros((0, 3)))
+        self._dynamic = BoxGroup([], [], np.zeros((0, 3)))
         self._smesh = MeshSet()
         self._dmesh = MeshSet()
         self._scene = None                 # merged scene, or (static, dynamic) when split
@@ -228,13 +205,13 @@ class RaycastRenderer:
     # ---------------------------------------------------------------- scene
     def set_static(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that never move (floor, walls, furniture)."""
-        self._static = _Part(boxes, ids, colors)
+        self._static = BoxGroup(boxes, ids, colors)
         self._scene = self._static_scene = None
         self._tables()
 
     def set_dynamic(self, boxes: Sequence[Box], ids, colors) -> None:
         """Parts that move or change (objects, flames); rebuilds the scene."""
-        self._dynamic = _Part(boxes, ids, colors)
+        self._dynamic = BoxGroup(boxes, ids, colors)
         self._scene = None
         self._tables()
 

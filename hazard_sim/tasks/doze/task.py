@@ -148,7 +148,7 @@ class ObjectNavTask(Task):
         return True
 
     def describe(self, env) -> dict:
-        from hazard_sim.tasks.doze.agents import goal_class
+        from hazard_sim.tasks.doze.goal_language import goal_class
         return {"task": self.name, "benchmark": env.benchmark, "goal": self.goal_text, "actions": list(ACTIONS),
                 "success_distance": SUCCESS_DISTANCE, "max_steps": env.spec_b.max_steps,
                 "detect_classes": [goal_class(self.goal_text)]}     # what a detector is asked to find

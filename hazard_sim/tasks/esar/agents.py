@@ -270,16 +270,21 @@ class ProbabilityMapAgent(EsarAgent):
         self.p = p / p.sum()
         self.target = None
 
-    def decide(self):
-        self.p[self.seen_now] *= 1 - self.pod         # every look lowers the chance the person is there
+    def _boost_clues(self) -> None:
+        """Once for each clue found: add a Gaussian (sigma 250 m) around it, scaled to 30 % of the
+        current mass, on the cells not searched yet or farther than 60 m from the clue."""
         for _, (cls, pos) in list(self.clues_found.items()):
             key = ("clue", round(float(pos[0])), round(float(pos[1])))
             if key in getattr(self, "_boosted", set()):
                 continue
             self._boosted = getattr(self, "_boosted", set()) | {key}
             d = np.hypot(self.xy[..., 0] - pos[0], self.xy[..., 1] - pos[1])
-            self.p += self.p.sum() * 0.3 * np.exp(-0.5 * (d / 250.0) ** 2) / np.exp(-0.5 * (d / 250.0) ** 2).sum() \
-                * (~self.searched | (d > 60))
+            g = np.exp(-0.5 * (d / 250.0) ** 2)
+            self.p += self.p.sum() * 0.3 * g / g.sum() * (~self.searched | (d > 60))
+
+    def decide(self):
+        self.p[self.seen_now] *= 1 - self.pod         # every look lowers the chance the person is there
+        self._boost_clues()
         self.p /= self.p.sum()
         if self.target is None or np.linalg.norm(self.target - self.pos[:2]) < 20.0 or \
                 self.last_status != "succeeded" or self.steps % 8 == 0:

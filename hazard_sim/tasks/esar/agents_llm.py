@@ -151,15 +151,5 @@ class EsarLLMAgent(ProbabilityMapAgent):
             self.choice_text, self.decided_at = texts[k], self.steps
         return self.leg_to(self.target)
 
-    def _boost_clues(self) -> None:
-        for _, (cls, pos) in list(self.clues_found.items()):
-            key = ("clue", round(float(pos[0])), round(float(pos[1])))
-            if key in getattr(self, "_boosted", set()):
-                continue
-            self._boosted = getattr(self, "_boosted", set()) | {key}
-            d = np.hypot(self.xy[..., 0] - pos[0], self.xy[..., 1] - pos[1])
-            g = np.exp(-0.5 * (d / 250.0) ** 2)
-            self.p += self.p.sum() * 0.3 * g / g.sum() * (~self.searched | (d > 60))
-
 
 register_agent("esar", EsarLLMAgent)
