@@ -39,7 +39,6 @@ import math
 import numpy as np
 
 from hazard_sim.agents import register_agent
-
 from hazard_sim.tasks.doze.goal_language import EmbedCache, parse_hint
 from hazard_sim.tasks.doze.ocr import ocr_text, upscale
 from hazard_sim.tasks.doze.search import CELL, SearchAgent
