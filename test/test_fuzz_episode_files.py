@@ -86,7 +86,7 @@ def _finite_run(bench: str, ep: dict) -> None:
     from hazard_sim.core.env import EmbodiedEnv
     from hazard_sim.render.camera import CameraSpec
     env = EmbodiedEnv(bench, episode_spec=ep, camera=CameraSpec(width=16, height=12), frame_limit=60,
-                      hazards_affect_agent=True)
+                      processes_act_on_body=True)
     env.reset()
     for action in ACTIONS[bench]:
         env.step(action)
