@@ -5,7 +5,7 @@ ground-truth instance segmentation (ESAR: ``seg_visible``, what fog and darkness
 visible). The camera is the body's own: HAZARD's and DOZE's ground robot is put at random free
 poses 0.6-4 m from a random object and turned towards it (yaw jittered), with the world
 advanced between shots so fires spread, water rises, wind blows and people walk; ESAR's UAV is
-put 6-70 m above and up to 60 m beside a victim or clue, turned towards it, and all four of its
+put 4-45 m above and up to 40 m beside a victim or clue, turned towards it, and all four of its
 cameras are kept. Every choice is drawn from ``numpy.random.default_rng([seed, benchmark,
 episode])``, so a rerun writes the same frames, and a frame already written is skipped
 (resumable).
@@ -48,7 +48,7 @@ import numpy as np
 from hazard_sim.core.frames import EFFECT_ID_BASE
 
 CLASSES = ("person", "fire", "valuable", "object", "clue")
-FOG_WEATHERS = ("fog", "haze", "snow", "sandstorm", "rain", "storm", "blizzard")
+FOG_VISIBILITY_M = 3000.0      # ESAR weathers whose visibility is below this count as fog
 HAZARD_TASKS = ("hazard/fire", "hazard/flood", "hazard/wind")
 DOZE_LEVELS = ("doze/level1", "doze/level2", "doze/level3")
 
@@ -133,23 +133,28 @@ def yolo_lines(objs: list[dict], shape: tuple[int, int]) -> list[str]:
     return lines
 
 
-def conditions(benchmark: str, obs_hazard, seg: np.ndarray, labels: dict, o: dict, episode: dict) -> dict:
-    """Conditions of one object: ``under_water`` (HAZARD flood: water over the box's pixels),
-    ``behind_flames`` (HAZARD fire: flame pixels inside the box), ``night`` and ``fog`` (ESAR:
-    the task's light and weather)."""
+def conditions(env, seg: np.ndarray, labels: dict, o: dict) -> dict:
+    """Conditions of one object: ``under_water`` (HAZARD flood: the object's centre below the
+    water surface), ``behind_flames`` (HAZARD fire: flame pixels inside its box), ``night``
+    (ESAR: the task's light below 0.3) and ``fog`` (ESAR: a weather of visibility under 3 km:
+    haze, mist, fog, rain, snow, dust)."""
     x0, y0, x1, y1 = o["box"]
     c = {"under_water": False, "behind_flames": False, "night": False, "fog": False}
-    if benchmark == "hazard/flood":
-        win = seg[y0:y1, x0:x1]
-        water = [k for k, v in labels.items() if v in ("water", "flood")]
-        c["under_water"] = bool(np.isin(win, water).any())
-    elif benchmark == "hazard/fire":
-        win = seg[y0:y1, x0:x1]
+    b = env.benchmark
+    if b == "hazard/flood":
+        ent = getattr(env.world, "by_id", {}).get(o["id"])
+        surf = getattr(env.world.processes[0], "surface", None) if env.world.processes else None
+        if ent is not None and surf is not None:
+            pos = np.asarray(ent.position, float)
+            c["under_water"] = bool(pos[2] < float(np.asarray(surf.height_at(pos[None, :2])).reshape(-1)[0]))
+    elif b == "hazard/fire":
         fire = [k for k, v in labels.items() if v == "fire"]
-        c["behind_flames"] = o["cls"] != "fire" and bool(np.isin(win, fire).any())
-    elif benchmark.startswith("esar"):
-        c["night"] = float(episode.get("light", 1.0)) < 0.3
-        c["fog"] = str(episode.get("weather", "")) in FOG_WEATHERS
+        c["behind_flames"] = o["cls"] != "fire" and bool(np.isin(seg[y0:y1, x0:x1], fire).any())
+    elif b.startswith("esar"):
+        c["night"] = float(env.spec_dict.get("light", 1.0)) < 0.3
+        from hazard_sim.tasks.esar.weather import WEATHERS
+        w = WEATHERS.get(str(env.spec_dict.get("weather", "")))
+        c["fog"] = w is not None and w.visibility < FOG_VISIBILITY_M
     return c
 
 
@@ -194,7 +199,7 @@ def ground_frames(env, rng, shots: int):
 
 
 def esar_frames(env, rng, shots: int):
-    """Views of an ESAR task: the UAV 6-70 m above and 0-60 m beside a victim or clue, facing
+    """Views of an ESAR task: the UAV 4-45 m above and 0-40 m beside a victim or clue, facing
     it; yields ``(tag, camera obs)`` for each of its four cameras."""
     items = targets(env)
     if not items:
@@ -202,8 +207,8 @@ def esar_frames(env, rng, shots: int):
     for k in range(shots):
         tgt = items[int(rng.integers(len(items)))]
         for _ in range(20):
-            d, a = rng.uniform(0.0, 60.0), rng.uniform(-math.pi, math.pi)
-            p = np.array([tgt[0] + d * math.cos(a), tgt[1] + d * math.sin(a), tgt[2] + rng.uniform(6.0, 70.0)])
+            d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
+            p = np.array([tgt[0] + d * math.cos(a), tgt[1] + d * math.sin(a), tgt[2] + rng.uniform(4.0, 45.0)])
             if env.world.scene.contains(p[:2]) and env.is_free(p):
                 break
         else:
@@ -264,12 +269,13 @@ def render_episode(out: Path, split: str, benchmark: str, env_split: str, episod
             objs = instance_boxes(obs["seg"], labels, benchmark, plan.min_pixels, polygons)
             name = f"{stem}_{tag}"
             Image.fromarray(obs["rgb"]).save(out / "images" / split / f"{name}.png")
-            (out / "labels" / split / f"{name}.txt").write_text("".join(s + "\n" for s in yolo_lines(objs, obs["seg"].shape)))
+            lines = yolo_lines(objs, obs["seg"].shape)
+            (out / "labels" / split / f"{name}.txt").write_text("".join(s + "\n" for s in lines))
             for o in objs:
                 o.pop("polygon", None)
                 records.append({"image": f"images/{split}/{name}.png", "split": split, "benchmark": benchmark,
                                 "episode": episode, **o,
-                                **conditions(benchmark, obs.get("hazard"), obs["seg"], labels, o, env.spec_dict)})
+                                **conditions(env, obs["seg"], labels, o)})
             written += 1
         with open(out / f"objects_{split}.jsonl", "a") as f:
             for r in records:

@@ -1,0 +1,106 @@
+"""``hazard perception train`` and ``export``: ultralytics, fully offline.
+
+Runs in the ultralytics environment (``scripts/setup_yolo.sh``, default ``.venv-yolo``), never
+in the simulator's ``.venv``. :func:`offline_ultralytics` makes every run offline before
+ultralytics is imported: ``YOLO_OFFLINE=1`` (no DNS look-ups, no hub, no downloads), the
+config dir ``YOLO_CONFIG_DIR`` in the venv (where ``setup_yolo.sh`` put a DejaVu font as
+``Arial.ttf``, so plots never download a font), settings ``sync=False`` (no analytics), and
+torch using every core. Training starts from a model yaml (``yolov8n.yaml``: no pretrained
+weights), with ``amp=False`` (the AMP check would download a model) and ``pretrained=False``;
+``--resume`` continues a run from its ``weights/last.pt`` (epoch, optimiser and schedule).
+Export writes ONNX (class names in the model's metadata, as ultralytics writes them).
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+SETUP_HINT = ("ultralytics is not installed in this Python ({exe}); build its environment with "
+              "`make setup-yolo` (scripts/setup_yolo.sh) and run `.venv-yolo/bin/python -m hazard_sim.cli "
+              "perception {cmd} ...`")
+
+
+class UltralyticsMissing(RuntimeError):
+    pass
+
+
+def offline_ultralytics(cmd: str = "train"):
+    """Import ultralytics with everything that reaches the network switched off; returns the
+    module. Raises :class:`UltralyticsMissing` (with the command to set it up) without it."""
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(Path(sys.prefix) / "ultralytics-config"))
+    try:
+        import torch
+        import ultralytics
+    except ImportError as e:
+        raise UltralyticsMissing(SETUP_HINT.format(exe=sys.executable, cmd=cmd)) from e
+    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    from ultralytics import settings
+    if settings.get("sync", True) or settings.get("hub", True):
+        settings.update({"sync": False, "hub": False})
+    font = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics" / "Arial.ttf"
+    if not font.exists():
+        _place_font(font)
+    return ultralytics
+
+
+def _place_font(dest: Path) -> None:
+    """A DejaVu font (matplotlib's) under the names ultralytics' plots look for."""
+    import shutil
+
+    import matplotlib
+    src = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        shutil.copyfile(src, dest.parent / name)
+
+
+def pick_device(device: str = "auto") -> str:
+    """``auto``: the first CUDA GPU where torch sees one, else ``cpu``."""
+    if device != "auto":
+        return device
+    import torch
+    return "0" if torch.cuda.is_available() else "cpu"
+
+
+def train(data: str, *, model: str = "yolov8n.yaml", epochs: int = 100, imgsz: int = 320, batch: int = 16,
+          device: str = "auto", project: str = "runs/perception/train", name: str = "yolov8n",
+          workers: int | None = None, patience: int = 50, seed: int = 0, resume: str | None = None,
+          exist_ok: bool = False) -> Path:
+    """Train (or resume from ``resume``, a run's ``last.pt``); returns the run folder."""
+    offline_ultralytics("train")
+    from ultralytics import YOLO
+    if resume:
+        last = Path(resume)
+        if last.is_dir():
+            last = last / "weights" / "last.pt"
+        if not last.exists():
+            raise FileNotFoundError(f"no checkpoint to resume at {last}")
+        m = YOLO(str(last))
+        m.train(resume=True, device=pick_device(device), workers=workers if workers is not None else 2)
+        return last.parent.parent
+    if not Path(data).exists():
+        raise FileNotFoundError(f"no dataset file {data}: build one with `hazard perception dataset`")
+    m = YOLO(model)
+    m.train(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device=pick_device(device),
+            project=str(Path(project).resolve()), name=name, exist_ok=exist_ok, pretrained=False, amp=False,
+            workers=workers if workers is not None else min(2, os.cpu_count() or 1), patience=patience,
+            seed=seed, deterministic=True, plots=True, verbose=True)
+    return Path(m.trainer.save_dir)
+
+
+def export_onnx(weights: str, *, imgsz: int = 320, out: str | None = None, opset: int | None = None) -> Path:
+    """Export ``weights`` (.pt) to ONNX beside it (or to ``out``); returns the .onnx path."""
+    offline_ultralytics("export")
+    from ultralytics import YOLO
+    if not Path(weights).exists():
+        raise FileNotFoundError(f"no weights file {weights}")
+    kw = {"format": "onnx", "imgsz": imgsz, "simplify": True, "dynamic": False}
+    if opset:
+        kw["opset"] = opset
+    path = Path(YOLO(weights).export(**kw))
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        path = Path(path.replace(out))
+    return path
