@@ -3,10 +3,15 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup run run-embedded test test-golden bench-table bench-speed clean
+.PHONY: setup setup-yolo run run-embedded test test-golden bench-table bench-speed clean
 
 setup:
 	bash scripts/setup.sh
+
+# the optional ultralytics environment (.venv-yolo; VENV_YOLO=... overrides): detector training,
+# ONNX export and the yolo / yolo_world backends (docs/perception.md). `make run` never builds it.
+setup-yolo:
+	bash scripts/setup_yolo.sh
 
 run: setup
 	bash scripts/quickstart.sh
