@@ -8,9 +8,10 @@
 # Why this pairing (docs/perception.md, "The ultralytics environment"): the only CPU build of torch
 # on this machine's index is 2.13.0+cpu, and every torchvision wheel published for Linux links
 # libtorch_cuda / libc10_cuda, so torchvision (0.28.0) beside a CPU torch fails to import its
-# operators (`torchvision::nms does not exist`). torch 2.14.1 with torchvision 0.29.1 (the CUDA
-# build and its nvidia-* libraries, about 5.5 GB) is the lightest pairing that imports, predicts,
-# trains and exports; it runs on CPU and uses a GPU where there is one.
+# operators (`torchvision::nms does not exist`) and `import torchvision` fails. torch 2.14.1 with
+# torchvision 0.29.1 (the CUDA build: torch 1.2 GB and its nvidia-* libraries 3.2 GB; 7.8 GB with
+# the project's requirements) is the lightest pairing that imports, predicts, trains and exports;
+# it runs on CPU and uses a GPU where there is one.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENV_YOLO:-$REPO/.venv-yolo}"
@@ -55,7 +56,8 @@ if [[ ! -s "$cfg/Arial.ttf" ]]; then
 fi
 YOLO_CONFIG_DIR="$VENV/ultralytics-config" YOLO_OFFLINE=1 "$VENV/bin/python" - <<'PYEOF'
 from ultralytics import settings
-settings.update({"sync": False, "hub": False, "tensorboard": False, "wandb": False, "mlflow": False,
-                 "clearml": False, "comet": False, "dvc": False, "neptune": False, "raytune": False})
+off = ("sync", "hub", "tensorboard", "wandb", "mlflow", "clearml", "comet", "dvc", "neptune", "raytune",
+       "vscode_msg", "openvino_msg")
+settings.update({k: False for k in off if k in settings})
 PYEOF
 log "ready: $VENV"

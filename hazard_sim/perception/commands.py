@@ -15,7 +15,7 @@ def _train(a) -> int:
     try:
         run = train(a.data, model=a.model, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, device=a.device,
                     project=a.project, name=a.name, workers=a.workers, patience=a.patience, seed=a.seed,
-                    resume=a.resume, exist_ok=a.exist_ok)
+                    resume=a.resume, exist_ok=a.exist_ok, cache=not a.no_cache)
     except UltralyticsMissing as e:
         print(f"hazard: error: {e}", file=sys.stderr)
         return 2
@@ -67,6 +67,7 @@ def add_perception_parser(sub) -> None:
     t.add_argument("--patience", type=int, default=50)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--exist-ok", action="store_true", help="reuse the run folder")
+    t.add_argument("--no-cache", action="store_true", help="decode frames from disk every epoch (less memory)")
     t.add_argument("--resume", metavar="LAST_PT", help="continue a run from its weights/last.pt (or run folder)")
     t.set_defaults(func=_train)
 
