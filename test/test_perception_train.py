@@ -37,6 +37,7 @@ def _cli(*args, timeout=600):
 
 
 @needs_yolo_env
+@pytest.mark.timeout(1500)          # two fresh torch processes: minutes on a shared 2-core machine
 def test_train_one_epoch_export_and_eval(tmp_path):
     plan = Plan(ground_shots=3)
     for split in ("train", "val"):

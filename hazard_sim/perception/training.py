@@ -81,9 +81,15 @@ def train(data: str, *, model: str = "yolov8n.yaml", epochs: int = 100, imgsz: i
             last = last / "weights" / "last.pt"
         if not last.exists():
             raise FileNotFoundError(f"no checkpoint to resume at {last}")
+        # a run's own folder when last.pt is in one (run/weights/last.pt), else project/name (a
+        # checkpoint shipped elsewhere, e.g. data/perception/last.pt); the dataset given here
+        # (rebuilt deterministically anywhere) replaces the absolute path stored in the checkpoint
+        run = last.parent.parent if last.parent.name == "weights" else Path(project) / name
+        kw = {"data": str(Path(data).resolve())} if data and Path(data).exists() else {}
         m = YOLO(str(last))
-        m.train(resume=True, device=pick_device(device), workers=workers if workers is not None else 2)
-        return last.parent.parent
+        m.train(resume=True, device=pick_device(device), workers=workers if workers is not None else 2,
+                save_dir=str(run.resolve()), **kw)
+        return run
     if not Path(data).exists():
         raise FileNotFoundError(f"no dataset file {data}: build one with `hazard perception dataset`")
     m = YOLO(model)
