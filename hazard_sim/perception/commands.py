@@ -1,4 +1,4 @@
-"""``hazard perception dataset | train | export | eval`` (registered by :mod:`hazard_sim.cli`).
+"""``hazard perception dataset | train | export | ship | eval`` (registered by :mod:`hazard_sim.cli`).
 
 ``dataset`` and ``eval`` (groundtruth / onnx backends) run in the simulator's ``.venv``;
 ``train``, ``export`` and ``eval --backend yolo`` need the ultralytics environment
@@ -31,6 +31,17 @@ def _export(a) -> int:
         print(f"hazard: error: {e}", file=sys.stderr)
         return 2
     print(f"[export] {path}")
+    return 0
+
+
+def _ship(a) -> int:
+    from hazard_sim.perception.training import UltralyticsMissing, ship
+    try:
+        files = ship(a.run, a.out, a.imgsz)
+    except UltralyticsMissing as e:
+        print(f"hazard: error: {e}", file=sys.stderr)
+        return 2
+    print("[ship] " + ", ".join(f"{k}: {v}" for k, v in files.items()))
     return 0
 
 
@@ -77,6 +88,12 @@ def add_perception_parser(sub) -> None:
     e.add_argument("--out", help="where to put the .onnx (default: beside the weights)")
     e.add_argument("--opset", type=int, default=None)
     e.set_defaults(func=_export)
+
+    s = ps.add_parser("ship", help="copy a run's detector (best.pt, resumable last.pt, ONNX, curve) to a folder")
+    s.add_argument("run", help="run folder (runs/perception/train/yolov8n)")
+    s.add_argument("--out", default="data/perception")
+    s.add_argument("--imgsz", type=int, default=320)
+    s.set_defaults(func=_ship)
 
     v = ps.add_parser("eval", help="mAP, per-class AP, recall against size and condition on the held-out frames")
     v.add_argument("--data", default="runs/perception/dataset", help="dataset folder (or its data.yaml)")
