@@ -72,3 +72,11 @@ def test_evaluate_size_range():
             "det_boxes": [[0, 0, 40, 40]], "det_cls": [0], "det_scores": [0.9]}]
     assert evaluate(ims, ["a"])["ap50"]["a"] == pytest.approx(51 / 101)   # recall stops at 1/2
     assert evaluate(ims, ["a"], size_range=(32, np.inf))["ap50"]["a"] == pytest.approx(1.0)
+
+
+def test_per_class_nms_keeps_the_best_of_each_overlap():
+    from hazard_sim.perception.evaluation import _nms
+    boxes = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [0, 0, 10, 10], [50, 50, 60, 60]], float)
+    scores = np.array([0.6, 0.9, 0.5, 0.7])
+    classes = np.array([0, 0, 1, 0])          # box 2 overlaps box 1 but is another class
+    assert list(_nms(boxes, scores, classes, 0.5)) == [1, 3, 2]

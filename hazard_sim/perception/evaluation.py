@@ -52,17 +52,15 @@ def groundtruth_predictor(min_pixels: int = 0):
     return predict
 
 
-def _nms(boxes, scores, iou_thr: float) -> list[int]:
-    from hazard_sim.perception.metrics import box_iou
-    order = list(np.argsort(-scores, kind="stable"))
-    keep = []
-    while order:
-        i = order.pop(0)
-        keep.append(i)
-        if order:
-            iou = box_iou(boxes[i:i + 1], boxes[order])[0]
-            order = [j for j, v in zip(order, iou) if v <= iou_thr]
-    return keep
+def _nms(boxes, scores, classes, iou_thr: float) -> np.ndarray:
+    """Greedy per-class NMS (OpenCV's), indices by falling score."""
+    import cv2
+    if len(boxes) == 0:
+        return np.zeros(0, int)
+    xywh = np.column_stack([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]]).tolist()
+    keep = cv2.dnn.NMSBoxesBatched(xywh, scores.tolist(), classes.tolist(), 0.0, iou_thr)
+    keep = np.asarray(keep, int).reshape(-1)
+    return keep[np.argsort(-scores[keep], kind="stable")]
 
 
 def onnx_predictor(model_path, conf: float = 0.001, iou: float = 0.7, max_det: int = 300):
@@ -101,11 +99,7 @@ def onnx_predictor(model_path, conf: float = 0.001, iou: float = 0.7, max_det: i
         boxes = (boxes - [left, top, left, top]) / r
         boxes = np.clip(boxes, 0, [w, h, w, h])
         score, cls = score[sel], cls[sel]
-        keep = []
-        for k in np.unique(cls):                            # per-class NMS
-            idx = np.nonzero(cls == k)[0]
-            keep += [idx[i] for i in _nms(boxes[idx], score[idx], iou)]
-        keep = sorted(keep, key=lambda i: -score[i])[:max_det]
+        keep = _nms(boxes, score, cls, iou)[:max_det]
         return boxes[keep], [names.get(int(cls[i]), str(int(cls[i]))) for i in keep], score[keep]
     return predict
 
