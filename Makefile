@@ -1,12 +1,18 @@
 # Quick start:  make run   (set up everything, run the default fire episode)
-#               make test  (set up everything, lint with ruff, run the test suite)
+#               make test  (set up everything, also the ultralytics environment .venv-yolo, lint with ruff,
+#                           run the test suite)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup run run-embedded test test-golden bench-table bench-speed clean
+.PHONY: setup setup-yolo run run-embedded test test-golden bench-table bench-speed clean
 
 setup:
 	bash scripts/setup.sh
+
+# the optional ultralytics environment (.venv-yolo; VENV_YOLO=... overrides): detector training,
+# ONNX export and the yolo / yolo_world backends (docs/perception.md). `make run` never builds it.
+setup-yolo:
+	bash scripts/setup_yolo.sh
 
 run: setup
 	bash scripts/quickstart.sh
@@ -17,7 +23,7 @@ run-embedded: setup
 # test_planner_nodes.py runs lock-step navigation against fake robots in-process; it runs in a
 # pytest process of its own so that DDS participants left by earlier ROS test modules cannot
 # slow its lock-step loops.
-test: setup
+test: setup setup-yolo
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q --ignore=test/test_planner_nodes.py
 	$(PY) -m pytest -q test/test_planner_nodes.py

@@ -410,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("files", nargs="*")
     d.add_argument("--out", help="directory (default: the package's data/hazard/v1)")
     d.set_defaults(func=cmd_dataset)
+    __import__("hazard_sim.perception.commands", fromlist=["_"]).add_perception_parser(sub)
     return p
 
 

@@ -1,0 +1,106 @@
+"""``hazard perception dataset | train | export | ship | eval`` (registered by :mod:`hazard_sim.cli`).
+
+``dataset`` and ``eval`` (groundtruth / onnx backends) run in the simulator's ``.venv``;
+``train``, ``export`` and ``eval --backend yolo`` need the ultralytics environment
+(``make setup-yolo``; ``.venv-yolo/bin/python -m hazard_sim.cli perception train ...``).
+docs/perception.md, "Dataset, training and evaluation".
+"""
+from __future__ import annotations
+
+import sys
+
+
+def _train(a) -> int:
+    from hazard_sim.perception.training import UltralyticsMissing, train
+    try:
+        run = train(a.data, model=a.model, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, device=a.device,
+                    project=a.project, name=a.name, workers=a.workers, patience=a.patience, seed=a.seed,
+                    resume=a.resume, exist_ok=a.exist_ok, cache=not a.no_cache)
+    except UltralyticsMissing as e:
+        print(f"hazard: error: {e}", file=sys.stderr)
+        return 2
+    print(f"[train] run folder: {run}")
+    return 0
+
+
+def _export(a) -> int:
+    from hazard_sim.perception.training import UltralyticsMissing, export_onnx
+    try:
+        path = export_onnx(a.weights, imgsz=a.imgsz, out=a.out, opset=a.opset)
+    except UltralyticsMissing as e:
+        print(f"hazard: error: {e}", file=sys.stderr)
+        return 2
+    print(f"[export] {path}")
+    return 0
+
+
+def _ship(a) -> int:
+    from hazard_sim.perception.training import UltralyticsMissing, ship
+    try:
+        files = ship(a.run, a.out, a.imgsz)
+    except UltralyticsMissing as e:
+        print(f"hazard: error: {e}", file=sys.stderr)
+        return 2
+    print("[ship] " + ", ".join(f"{k}: {v}" for k, v in files.items()))
+    return 0
+
+
+def _dataset(a) -> int:
+    from hazard_sim.perception.dataset_render import run_dataset
+    return run_dataset(a)
+
+
+def _eval(a) -> int:
+    from hazard_sim.perception.evaluation import run_eval
+    return run_eval(a)
+
+
+def add_perception_parser(sub) -> None:
+    """Add the ``perception`` command group to the CLI's sub-parsers."""
+    from hazard_sim.perception.dataset_render import add_dataset_args
+    p = sub.add_parser("perception", help="detector dataset, training, export and evaluation")
+    ps = p.add_subparsers(dest="perception_cmd", required=True)
+
+    d = ps.add_parser("dataset", help="render labelled frames (train splits) and held-out frames (test splits)")
+    add_dataset_args(d)
+    d.set_defaults(func=_dataset)
+
+    t = ps.add_parser("train", help="train a YOLO detector from a model yaml (ultralytics, offline)")
+    t.add_argument("--data", default="runs/perception/dataset/data.yaml")
+    t.add_argument("--model", default="yolov8n.yaml", help="model yaml (no pretrained weights) or a .pt")
+    t.add_argument("--epochs", type=int, default=100)
+    t.add_argument("--imgsz", type=int, default=320)
+    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--device", default="auto", help="auto (a CUDA GPU if there is one, else cpu), cpu, 0, ...")
+    t.add_argument("--project", default="runs/perception/train")
+    t.add_argument("--name", default="yolov8n")
+    t.add_argument("--workers", type=int, default=None, help="data loader workers (default: min(2, cores))")
+    t.add_argument("--patience", type=int, default=50)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--exist-ok", action="store_true", help="reuse the run folder")
+    t.add_argument("--no-cache", action="store_true", help="decode frames from disk every epoch (less memory)")
+    t.add_argument("--resume", metavar="LAST_PT", help="continue a run from its weights/last.pt (or run folder)")
+    t.set_defaults(func=_train)
+
+    e = ps.add_parser("export", help="export a trained .pt to ONNX (class names in the metadata)")
+    e.add_argument("weights")
+    e.add_argument("--imgsz", type=int, default=320)
+    e.add_argument("--out", help="where to put the .onnx (default: beside the weights)")
+    e.add_argument("--opset", type=int, default=None)
+    e.set_defaults(func=_export)
+
+    s = ps.add_parser("ship", help="copy a run's detector (best.pt, resumable last.pt, ONNX, curve) to a folder")
+    s.add_argument("run", help="run folder (runs/perception/train/yolov8n)")
+    s.add_argument("--out", default="data/perception")
+    s.add_argument("--imgsz", type=int, default=320)
+    s.set_defaults(func=_ship)
+
+    v = ps.add_parser("eval", help="mAP, per-class AP, recall against size and condition on the held-out frames")
+    v.add_argument("--data", default="runs/perception/dataset", help="dataset folder (or its data.yaml)")
+    v.add_argument("--backend", default="onnx", choices=["groundtruth", "onnx", "yolo"])
+    v.add_argument("--weights", help="the .onnx (onnx) or .pt (yolo) model")
+    v.add_argument("--min-pixels", type=int, default=0, help="groundtruth: objects smaller than this are unseen")
+    v.add_argument("--min-size", type=float, default=32.0, help="size (sqrt box area, px) of the headline mAP")
+    v.add_argument("--limit", type=int, default=None, help="only the first N held-out frames")
+    v.add_argument("--out", help="report path (writes .json and .md)")
+    v.set_defaults(func=_eval)

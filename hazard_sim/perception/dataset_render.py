@@ -1,0 +1,335 @@
+"""``hazard perception dataset``: labelled frames from the simulator, in the ultralytics format.
+
+Frames come from the benchmarks' own envs (:class:`hazard_sim.core.env.EmbodiedEnv`) and their
+ground-truth instance segmentation (ESAR: ``seg_visible``, what fog and darkness leave
+visible). The camera is the body's own: HAZARD's and DOZE's ground robot is put at random free
+poses 0.6-4 m from a random object and turned towards it (yaw jittered), with the world
+advanced between shots so fires spread, water rises, wind blows and people walk; ESAR's UAV is
+put 4-45 m above and up to 40 m beside a victim or clue, turned towards it, and all four of its
+cameras are kept. Every choice is drawn from ``numpy.random.default_rng([seed, benchmark,
+episode])``, so a rerun writes the same frames, and a frame already written is skipped
+(resumable).
+
+Splits: HAZARD and DOZE ``train`` episodes give the training frames and their ``test`` episodes
+the held-out frames. ESAR ships only a ``test`` split (600 tasks over events, each event seen in
+several snapshots); its events are split instead: events with ``event % 5 == 4`` are held out,
+the rest train, so no held-out victim or clue was ever seen in training.
+
+Class set (one model for the three benchmarks, coarse groups; :data:`CLASSES`):
+
+* ``person``: DOZE's people and ESAR's victims (every posture).
+* ``fire``: HAZARD's flames.
+* ``valuable``: HAZARD targets of value 5 (purse, laptop, ...; the catalogue's ``value``).
+* ``object``: HAZARD targets of value 1 and every DOZE object (its open-vocabulary kinds are
+  one class: the detector proposes objects; naming them is the open-vocabulary backend's job).
+* ``clue``: ESAR's 12 clue kinds.
+
+The long-tailed catalogues (114 names) are not learnable from a few thousand frames on a CPU in
+a few hours (issue 19); these five groups are what the agents need to decide with: HAZARD's
+score weighs value, DOZE and ESAR look for people, ESAR reports clues.
+
+Output (``--out``, default ``runs/perception/dataset``): ``images/{train,val}/*.png``,
+``labels/{train,val}/*.txt`` (``class cx cy w h`` normalised, then the instance polygon when
+``--polygons``), ``data.yaml``, ``classes.txt`` and ``objects.jsonl``: one line per labelled
+object with its frame, split, benchmark, class, source label, box, pixel count and conditions
+(``under_water``, ``behind_flames``, ``night``, ``fog``), which :mod:`.evaluation` reads.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hazard_sim.core.frames import EFFECT_ID_BASE
+
+CLASSES = ("person", "fire", "valuable", "object", "clue")
+FOG_VISIBILITY_M = 3000.0      # ESAR weathers whose visibility is below this count as fog
+HAZARD_TASKS = ("hazard/fire", "hazard/flood", "hazard/wind")
+DOZE_LEVELS = ("doze/level1", "doze/level2", "doze/level3")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How many episodes and shots per benchmark and split (``--scale`` multiplies episodes)."""
+
+    hazard_episodes: int = 16       # per HAZARD task (train); held-out gets a quarter
+    doze_episodes: int = 8          # per DOZE level (train)
+    esar_tasks: int = 24            # ESAR tasks (train events); held-out gets a quarter
+    ground_shots: int = 30          # shots per HAZARD / DOZE episode
+    esar_shots: int = 8             # UAV poses per ESAR task (x 4 cameras)
+    min_pixels: int = 6             # objects smaller than this are not labelled
+
+
+def class_of(benchmark: str, label: str) -> str | None:
+    """The class (:data:`CLASSES`) of an instance labelled ``label`` in ``benchmark``; None
+    for scene parts, terrain, trees, water and anything else the detector should not report."""
+    if label in ("person", "victim"):
+        return "person"
+    if label.startswith("clue:"):
+        return "clue"
+    if benchmark.startswith("hazard/"):
+        if label == "fire":
+            return "fire"
+        from hazard_sim.tasks.hazard.catalog import category
+        try:
+            cat = category(benchmark.split("/")[1], label)
+        except (KeyError, ValueError):
+            return None
+        return "valuable" if cat.value >= 5 else "object"
+    if benchmark.startswith("doze/"):
+        return "object"
+    return None
+
+
+def instance_boxes(seg: np.ndarray, labels: dict, benchmark: str, min_pixels: int,
+                   polygons: bool = False) -> list[dict]:
+    """Boxes of every classed instance in a segmentation image: ``{id, label, cls, box:
+    [x0, y0, x1, y1] (half-open pixels), pixels, polygon?}``, by instance id."""
+    out = []
+    ids, counts = np.unique(seg[seg >= EFFECT_ID_BASE], return_counts=True)
+    for iid, n in zip(ids.tolist(), counts.tolist()):
+        lab = labels.get(iid)
+        cls = class_of(benchmark, lab) if lab is not None else None
+        if cls is None or n < min_pixels:
+            continue
+        ys, xs = np.nonzero(seg == iid)
+        o = {"id": int(iid), "label": lab, "cls": cls, "pixels": int(n),
+             "box": [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1]}
+        if polygons:
+            o["polygon"] = _polygon(seg == iid)
+        out.append(o)
+    return out
+
+
+def _polygon(mask: np.ndarray) -> list[float]:
+    """The largest outer contour of ``mask`` as x, y pixel coordinates (flattened)."""
+    import cv2
+    cs, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not cs:
+        return []
+    c = max(cs, key=cv2.contourArea).reshape(-1, 2)
+    return [float(v) for v in c.reshape(-1)]
+
+
+def yolo_lines(objs: list[dict], shape: tuple[int, int]) -> list[str]:
+    """ultralytics label lines (``class cx cy w h`` normalised, polygon appended if any)."""
+    h, w = shape
+    lines = []
+    for o in objs:
+        x0, y0, x1, y1 = o["box"]
+        vals = [CLASSES.index(o["cls"])]
+        if o.get("polygon") and len(o["polygon"]) >= 6:
+            pts = np.asarray(o["polygon"], float).reshape(-1, 2) / (w, h)
+            vals += [round(float(v), 6) for v in np.clip(pts, 0, 1).reshape(-1)]
+        else:
+            vals += [round((x0 + x1) / 2 / w, 6), round((y0 + y1) / 2 / h, 6),
+                     round((x1 - x0) / w, 6), round((y1 - y0) / h, 6)]
+        lines.append(" ".join(str(v) for v in vals))
+    return lines
+
+
+def conditions(env, seg: np.ndarray, labels: dict, o: dict) -> dict:
+    """Conditions of one object: ``under_water`` (HAZARD flood: the object's centre below the
+    water surface), ``behind_flames`` (HAZARD fire: flame pixels inside its box), ``night``
+    (ESAR: the task's light below 0.3) and ``fog`` (ESAR: a weather of visibility under 3 km:
+    haze, mist, fog, rain, snow, dust)."""
+    x0, y0, x1, y1 = o["box"]
+    c = {"under_water": False, "behind_flames": False, "night": False, "fog": False}
+    b = env.benchmark
+    if b == "hazard/flood":
+        ent = getattr(env.world, "by_id", {}).get(o["id"])
+        surf = getattr(env.world.processes[0], "surface", None) if env.world.processes else None
+        if ent is not None and surf is not None:
+            pos = np.asarray(ent.position, float)
+            c["under_water"] = bool(pos[2] < float(np.asarray(surf.height_at(pos[None, :2])).reshape(-1)[0]))
+    elif b == "hazard/fire":
+        fire = [k for k, v in labels.items() if v == "fire"]
+        c["behind_flames"] = o["cls"] != "fire" and bool(np.isin(seg[y0:y1, x0:x1], fire).any())
+    elif b.startswith("esar"):
+        c["night"] = float(env.spec_dict.get("light", 1.0)) < 0.3
+        from hazard_sim.tasks.esar.weather import WEATHERS
+        w = WEATHERS.get(str(env.spec_dict.get("weather", "")))
+        c["fog"] = w is not None and w.visibility < FOG_VISIBILITY_M
+    return c
+
+
+def _look(env, xy, target, rng) -> None:
+    """Put a ground body at ``xy`` facing ``target`` (yaw jittered by up to 25 deg)."""
+    env.agent.xy = np.asarray(xy, float).copy()
+    env.agent.yaw = math.atan2(target[1] - xy[1], target[0] - xy[0]) + rng.uniform(-0.45, 0.45)
+
+
+def targets(env) -> list[np.ndarray]:
+    """World positions (3,) of the things worth a picture: classed objects in the scene (HAZARD,
+    ESAR), a DOZE house's items, and people (DOZE's people process)."""
+    house = getattr(env.world, "house", None)
+    if house is not None:
+        out = [np.asarray(it.position, float) for it in house.items
+               if class_of(env.benchmark, house.labels.get(it.id, "")) is not None]
+    else:
+        out = [np.asarray(o.position, float) for o in env.world.in_scene() if class_of(env.benchmark, o.name)]
+    for p in env.world.processes:
+        pos = getattr(p, "positions", None)
+        if callable(pos):
+            out += [np.array([x, y, 0.9]) for x, y in np.asarray(pos(), float).reshape(-1, 2)[:, :2]]
+    return out
+
+
+def ground_frames(env, rng, shots: int):
+    """Views of a HAZARD / DOZE episode: yields ``(tag, obs)`` with the world advanced between
+    shots; poses are free cells 0.6-4 m from a random object in the scene."""
+    for k in range(shots):
+        env.advance(int(rng.integers(10, 80)))
+        objs = targets(env)
+        if not objs:
+            return
+        tgt = objs[int(rng.integers(len(objs)))]
+        for _ in range(40):
+            d, a = rng.uniform(0.6, 4.0), rng.uniform(-math.pi, math.pi)
+            xy = tgt[:2] + d * np.array([math.cos(a), math.sin(a)])
+            if env.is_free(xy):
+                _look(env, xy, tgt, rng)
+                yield f"s{k:03d}", env.observe(update_map=False)
+                break
+
+
+def esar_frames(env, rng, shots: int):
+    """Views of an ESAR task: the UAV 4-45 m above and 0-40 m beside a victim or clue, facing
+    it; yields ``(tag, camera obs)`` for each of its four cameras."""
+    items = targets(env)
+    if not items:
+        return
+    for k in range(shots):
+        tgt = items[int(rng.integers(len(items)))]
+        for _ in range(20):
+            d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
+            p = np.array([tgt[0] + d * math.cos(a), tgt[1] + d * math.sin(a), tgt[2] + rng.uniform(4.0, 45.0)])
+            if env.world.scene.contains(p[:2]) and env.is_free(p):
+                break
+        else:
+            continue
+        env.agent.xy, env.agent.z = p[:2].copy(), float(p[2])
+        env.agent.yaw = math.atan2(tgt[1] - p[1], tgt[0] - p[0]) + rng.uniform(-0.3, 0.3)
+        obs = env.observe(update_map=False)
+        for cam, co in obs["cameras"].items():
+            yield f"s{k:03d}_{cam}", {"rgb": co["rgb"], "seg": co["seg_visible"], "hazard": None}
+
+
+def episode_list(plan: Plan, split: str, scale: float = 1.0) -> list[tuple[str, str, int]]:
+    """``(benchmark, env split, episode)`` triples for a dataset split (``train`` | ``val``)."""
+    from hazard_sim.core.spec import get_spec
+    frac = 1.0 if split == "train" else 0.25
+    out = []
+    env_split = "train" if split == "train" else "test"
+    for b in HAZARD_TASKS:
+        n = max(1, round(plan.hazard_episodes * frac * scale))
+        out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
+    for b in DOZE_LEVELS:
+        n = max(1, round(plan.doze_episodes * frac * scale))
+        out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
+    ds = get_spec("esar").dataset
+    held = split != "train"
+    tasks = [i for i in range(ds.count("test")) if (ds.load("test", i)["event"] % 5 == 4) == held]
+    n = max(1, round(plan.esar_tasks * frac * scale))
+    order = np.random.default_rng(7).permutation(len(tasks))      # fixed order: a larger n adds tasks
+    out += [("esar", "test", tasks[k]) for k in sorted(order[:n])]
+    return out
+
+
+def _episode_done(out: Path, split: str, stem: str) -> bool:
+    return (out / "done" / split / f"{stem}.json").exists()
+
+
+def render_episode(out: Path, split: str, benchmark: str, env_split: str, episode: int, plan: Plan,
+                   imgsz: int, seed: int, polygons: bool) -> int:
+    """Render one episode's frames into ``out`` (skipped when its done-marker exists); returns
+    the frames written."""
+    from PIL import Image
+
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.runner import make_env
+    stem = f"{benchmark.replace('/', '-')}_{env_split}_{episode:04d}"
+    if _episode_done(out, split, stem):
+        return 0
+    rng = np.random.default_rng([seed, sum(map(ord, benchmark)), episode])
+    env = make_env(benchmark, env_split, episode, seed=seed, camera=CameraSpec(width=imgsz, height=imgsz)).unwrapped
+    try:
+        env.reset()
+        labels = env._labels
+        frames = (esar_frames(env, rng, plan.esar_shots) if benchmark.startswith("esar")
+                  else ground_frames(env, rng, plan.ground_shots))
+        records, written = [], 0
+        for tag, obs in frames:
+            labels = env.world.labels()
+            objs = instance_boxes(obs["seg"], labels, benchmark, plan.min_pixels, polygons)
+            name = f"{stem}_{tag}"
+            Image.fromarray(obs["rgb"]).save(out / "images" / split / f"{name}.png")
+            lines = yolo_lines(objs, obs["seg"].shape)
+            (out / "labels" / split / f"{name}.txt").write_text("".join(s + "\n" for s in lines))
+            for o in objs:
+                o.pop("polygon", None)
+                records.append({"image": f"images/{split}/{name}.png", "split": split, "benchmark": benchmark,
+                                "episode": episode, **o,
+                                **conditions(env, obs["seg"], labels, o)})
+            written += 1
+        with open(out / f"objects_{split}.jsonl", "a") as f:
+            for r in records:
+                f.write(json.dumps(r) + "\n")
+        (out / "done" / split / f"{stem}.json").write_text(json.dumps({"frames": written, "objects": len(records)}))
+        return written
+    finally:
+        env.close()
+
+
+def write_data_yaml(out: Path) -> Path:
+    """``data.yaml`` (ultralytics) and ``classes.txt`` for the dataset at ``out``."""
+    import yaml
+    (out / "classes.txt").write_text("".join(c + "\n" for c in CLASSES))
+    p = out / "data.yaml"
+    p.write_text(yaml.safe_dump({"path": str(out.resolve()), "train": "images/train", "val": "images/val",
+                                 "names": dict(enumerate(CLASSES))}, sort_keys=False))
+    return p
+
+
+def build_dataset(out, plan: Plan = Plan(), *, imgsz: int = 320, seed: int = 0, scale: float = 1.0,
+                  polygons: bool = False, splits=("train", "val"), log=print) -> dict:
+    """Render the whole dataset (resumable: finished episodes are skipped); returns counts."""
+    out = Path(out)
+    for s in splits:
+        for sub in ("images", "labels", "done"):
+            (out / sub / s).mkdir(parents=True, exist_ok=True)
+    write_data_yaml(out)
+    counts = {}
+    for s in splits:
+        eps = episode_list(plan, s, scale)
+        t0, n = time.perf_counter(), 0
+        for k, (b, es, i) in enumerate(eps):
+            n += render_episode(out, s, b, es, i, plan, imgsz, seed, polygons)
+            log(f"[dataset] {s} {k + 1}/{len(eps)} {b} {es} {i}: {n} new frames, {time.perf_counter() - t0:.0f} s")
+        counts[s] = len(list((out / "images" / s).glob("*.png")))
+    log(f"[dataset] {out}: {counts}")
+    return counts
+
+
+def add_dataset_args(p) -> None:
+    p.add_argument("--out", default="runs/perception/dataset", help="dataset folder")
+    p.add_argument("--imgsz", type=int, default=320, help="square frame size in pixels")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply the number of episodes")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--polygons", action="store_true", help="write instance polygons instead of boxes")
+    p.add_argument("--splits", default="train,val", help="comma-separated: train (train splits), val (held-out)")
+
+
+def run_dataset(args) -> int:
+    splits = tuple(s for s in args.splits.split(",") if s)
+    bad = [s for s in splits if s not in ("train", "val")]
+    if bad:
+        print(f"error: unknown dataset split(s) {bad}: use train and/or val", file=sys.stderr)
+        return 2
+    build_dataset(args.out, imgsz=args.imgsz, seed=args.seed, scale=args.scale, polygons=args.polygons, splits=splits)
+    return 0

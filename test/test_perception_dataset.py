@@ -1,0 +1,82 @@
+"""``hazard perception dataset``: labels from segmentation, a tiny deterministic render, and the
+held-out evaluation of the groundtruth backend on it (hazard_sim.perception.dataset_render,
+.evaluation)."""
+import json
+
+import numpy as np
+import pytest
+
+from hazard_sim.perception.dataset_render import CLASSES, Plan, class_of, instance_boxes, render_episode, yolo_lines
+from hazard_sim.perception.evaluation import groundtruth_predictor, report, run_predictions
+
+
+def test_class_set():
+    assert class_of("doze/level2", "person") == "person"
+    assert class_of("esar", "victim") == "person"
+    assert class_of("esar", "clue:tent") == "clue"
+    assert class_of("hazard/fire", "fire") == "fire"
+    assert class_of("hazard/fire", "laptop") == "valuable"          # value 5
+    assert class_of("hazard/flood", "book") == "object"             # value 1
+    assert class_of("doze/level1", "T-rex model") == "object"
+    for lab in ("wall", "floor", "tree", "terrain", "water"):
+        assert class_of("esar", lab) is None and class_of("hazard/wind", lab) is None
+    assert class_of("hazard/fire", "sofa") is None                  # not in the catalogue
+
+
+def test_boxes_and_label_lines_by_hand():
+    seg = np.zeros((10, 20), np.int32)
+    seg[2:5, 4:8] = 1000            # 12 px laptop: box x 4..8, y 2..5
+    seg[6:8, 10:11] = 1001          # 2 px book: below min_pixels
+    seg[0:1, 0:20] = 3              # a wall (scene part, id < 900)
+    objs = instance_boxes(seg, {1000: "laptop", 1001: "book", 3: "wall"}, "hazard/fire", min_pixels=3)
+    assert [(o["id"], o["cls"], o["box"], o["pixels"]) for o in objs] == [(1000, "valuable", [4, 2, 8, 5], 12)]
+    (line,) = yolo_lines(objs, seg.shape)
+    c, cx, cy, w, h = line.split()
+    assert int(c) == CLASSES.index("valuable")
+    assert (float(cx), float(cy), float(w), float(h)) == pytest.approx((6 / 20, 3.5 / 10, 4 / 20, 3 / 10))
+    poly = instance_boxes(seg, {1000: "laptop"}, "hazard/fire", 3, polygons=True)[0]["polygon"]
+    xs, ys = poly[0::2], poly[1::2]
+    assert (min(xs), max(xs), min(ys), max(ys)) == (4, 7, 2, 4)      # contour through pixel centres
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """Two HAZARD fire shots and one ESAR pose (its four cameras), rendered twice."""
+    outs = []
+    plan = Plan(ground_shots=2, esar_shots=1)
+    for k in range(2):
+        out = tmp_path_factory.mktemp(f"ds{k}")
+        for sub in ("images", "labels", "done"):
+            (out / sub / "val").mkdir(parents=True)
+        n = render_episode(out, "val", "hazard/fire", "train", 0, plan, 96, 0, False)
+        n += render_episode(out, "val", "esar", "test", 0, plan, 96, 0, False) if k == 0 else 0
+        outs.append((out, n))
+    return plan, outs
+
+
+def test_tiny_render_is_deterministic_and_resumable(tiny):
+    plan, ((a, na), (b, _)) = tiny
+    assert na == 2 + 4
+    imgs = sorted(p.name for p in (a / "images" / "val").glob("*.png"))
+    assert len(imgs) == 6 and sum("esar" in n for n in imgs) == 4
+    for name in (p.name for p in (b / "labels" / "val").glob("*.txt")):
+        assert (a / "labels" / "val" / name).read_text() == (b / "labels" / "val" / name).read_text()
+        img = name[:-4] + ".png"
+        assert (a / "images" / "val" / img).read_bytes() == (b / "images" / "val" / img).read_bytes()
+    assert render_episode(a, "val", "hazard/fire", "train", 0, plan, 96, 0, False) == 0   # done: skipped
+    recs = [json.loads(s) for s in (a / "objects_val.jsonl").read_text().splitlines()]
+    assert recs and {r["benchmark"] for r in recs} <= {"hazard/fire", "esar"}
+    for r in recs:
+        assert set(r) >= {"image", "cls", "box", "pixels", "under_water", "behind_flames", "night", "fog"}
+        label = (a / r["image"].replace("images", "labels").replace(".png", ".txt")).read_text()
+        assert label.count("\n") >= 1
+
+
+def test_groundtruth_backend_scores_one_above_its_minimum(tiny):
+    _, ((a, _), _) = tiny
+    images = run_predictions(a, groundtruth_predictor(0), list(CLASSES))
+    rep = report(images, list(CLASSES), min_size=0.0)
+    assert rep["all"]["map50"] == pytest.approx(1.0) and rep["all"]["map50_95"] == pytest.approx(1.0)
+    small = groundtruth_predictor(min_pixels=10**6)                  # sees nothing
+    rep = report(run_predictions(a, small, list(CLASSES)), list(CLASSES), min_size=0.0)
+    assert rep["all"]["map50"] == 0.0

@@ -1,0 +1,66 @@
+"""``hazard perception train | export | eval`` through the real ultralytics package: a 1-epoch
+run on a tiny rendered dataset (64 px frames) in the ultralytics environment (``$VENV_YOLO`` or
+``.venv-yolo``; skipped without it), its ONNX export with the class names in the metadata,
+and the onnx backend of ``eval`` on it (onnxruntime, in this process)."""
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hazard_sim.perception.dataset_render import CLASSES, Plan, render_episode, write_data_yaml
+from hazard_sim.perception.evaluation import onnx_predictor, report, run_predictions
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _yolo_python():
+    for base in (os.environ.get("VENV_YOLO"), ROOT / ".venv-yolo"):
+        if base and (Path(base) / "bin" / "python").exists():
+            return str(Path(base) / "bin" / "python")
+    return None
+
+
+PY = _yolo_python()
+needs_yolo_env = pytest.mark.skipif(PY is None, reason="no ultralytics environment: set VENV_YOLO or run "
+                                                   "`make setup-yolo`")
+
+
+def _cli(*args, timeout=600):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="2")
+    r = subprocess.run([PY, "-m", "hazard_sim.cli", "perception", *args], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return r.stdout + r.stderr
+
+
+@needs_yolo_env
+@pytest.mark.timeout(1500)          # two fresh torch processes: minutes on a shared 2-core machine
+def test_train_one_epoch_export_and_eval(tmp_path):
+    plan = Plan(ground_shots=3)
+    for split in ("train", "val"):
+        for sub in ("images", "labels", "done"):
+            (tmp_path / sub / split).mkdir(parents=True)
+        assert render_episode(tmp_path, split, "hazard/fire", "train", 0, plan, 64, 0, False) == 3
+    data = write_data_yaml(tmp_path)
+    out = _cli("train", "--data", str(data), "--epochs", "1", "--imgsz", "64", "--batch", "4", "--workers", "0",
+               "--project", str(tmp_path / "runs"), "--name", "t", "--no-cache")
+    run = tmp_path / "runs" / "t"
+    assert (run / "weights" / "last.pt").exists() and (run / "results.csv").exists(), out
+    assert "Arial" not in out or "Downloading" not in out               # the font never downloads
+    _cli("export", str(run / "weights" / "last.pt"), "--imgsz", "64", "--out", str(tmp_path / "m.onnx"))
+    import onnxruntime as ort
+    meta = ort.InferenceSession(str(tmp_path / "m.onnx")).get_modelmeta().custom_metadata_map
+    assert ast.literal_eval(meta["names"]) == dict(enumerate(CLASSES))
+    images = run_predictions(tmp_path, onnx_predictor(tmp_path / "m.onnx"), list(CLASSES))
+    rep = report(images, list(CLASSES), min_size=0.0)
+    assert rep["frames"] == 3 and 0.0 <= rep["all"]["map50"] <= 1.0
+
+
+def test_train_without_ultralytics_says_how_to_set_it_up(tmp_path):
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.modules['ultralytics'] = None\n"
+                        "from hazard_sim.cli import main; sys.exit(main(['perception', 'train', '--data', 'x.yaml']))"],
+                       cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
+    assert r.returncode == 2 and "make setup-yolo" in r.stderr and "Traceback" not in r.stderr
