@@ -46,6 +46,12 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/perception/reporting.py": (1, "ESAR's reporting rule: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/perception/text_embeddings.py": (2, "the MiniLM model lives in DOZE's folder: move it to a shared "
                                                     "text-embedding module"),
+    "hazard_sim/perception/commands.py": (4, "names the `hazard perception` command (the CLI's name)"),
+    "hazard_sim/perception/dataset_render.py": (85, "renders every benchmark's frames and maps their labels to the "
+                                                     "detector's five classes: each benchmark's shot maker and label "
+                                                     "map move next to its spec"),
+    "hazard_sim/perception/evaluation.py": (4, "reports per benchmark and the `hazard perception eval` command"),
+    "hazard_sim/perception/training.py": (2, "names the `hazard perception` commands in its messages"),
     "perception_node/esar_reporter.py": (7, "ESAR's reporter node: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
     "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
