@@ -7,40 +7,28 @@ docs/perception.md, "Dataset, training and evaluation".
 """
 from __future__ import annotations
 
-import sys
-
+# a missing ultralytics (UltralyticsMissing, a DetectorError) reaches hazard_sim.cli.main, which
+# reports it in one line with exit code 2, as every other user error
 
 def _train(a) -> int:
-    from hazard_sim.perception.training import UltralyticsMissing, train
-    try:
-        run = train(a.data, model=a.model, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, device=a.device,
-                    project=a.project, name=a.name, workers=a.workers, patience=a.patience, seed=a.seed,
-                    resume=a.resume, exist_ok=a.exist_ok, cache=not a.no_cache)
-    except UltralyticsMissing as e:
-        print(f"hazard: error: {e}", file=sys.stderr)
-        return 2
+    from hazard_sim.perception.training import train
+    run = train(a.data, model=a.model, epochs=a.epochs, imgsz=a.imgsz, batch=a.batch, device=a.device,
+                project=a.project, name=a.name, workers=a.workers, patience=a.patience, seed=a.seed,
+                resume=a.resume, exist_ok=a.exist_ok, cache=not a.no_cache)
     print(f"[train] run folder: {run}")
     return 0
 
 
 def _export(a) -> int:
-    from hazard_sim.perception.training import UltralyticsMissing, export_onnx
-    try:
-        path = export_onnx(a.weights, imgsz=a.imgsz, out=a.out, opset=a.opset)
-    except UltralyticsMissing as e:
-        print(f"hazard: error: {e}", file=sys.stderr)
-        return 2
+    from hazard_sim.perception.training import export_onnx
+    path = export_onnx(a.weights, imgsz=a.imgsz, out=a.out, opset=a.opset)
     print(f"[export] {path}")
     return 0
 
 
 def _ship(a) -> int:
-    from hazard_sim.perception.training import UltralyticsMissing, ship
-    try:
-        files = ship(a.run, a.out, a.imgsz)
-    except UltralyticsMissing as e:
-        print(f"hazard: error: {e}", file=sys.stderr)
-        return 2
+    from hazard_sim.perception.training import ship
+    files = ship(a.run, a.out, a.imgsz)
     print("[ship] " + ", ".join(f"{k}: {v}" for k, v in files.items()))
     return 0
 

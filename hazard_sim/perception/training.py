@@ -16,13 +16,15 @@ import os
 import sys
 from pathlib import Path
 
+from hazard_sim.perception.errors import DetectorUnavailableError
+
 SETUP_HINT = ("ultralytics is not installed in this Python ({exe}); build its environment with "
               "`make setup-yolo` (scripts/setup_yolo.sh) and run `.venv-yolo/bin/python -m hazard_sim.cli "
               "perception {cmd} ...`")
 
 
-class UltralyticsMissing(RuntimeError):
-    pass
+class UltralyticsMissing(DetectorUnavailableError):
+    """ultralytics cannot be imported here (the CLI reports it as ``hazard: error: ...``, exit 2)."""
 
 
 def offline_ultralytics(cmd: str = "train"):
