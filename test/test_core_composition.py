@@ -27,7 +27,8 @@ NAME = re.compile(r"(?<![A-Za-z])(?:%s)(?![a-z])" % "|".join(_FORMS))
 #: the project's own names, not a benchmark's: its packages, its environment variables and its command
 #: (``hazard run`` ...), taken out of a line before it is checked
 PROJECT_NAMES = re.compile(r"hazard_(?:sim|ros|stack|launch)\b|\bHAZARD_[A-Z][A-Z_]*"
-                           r"|\bhazard(?= (?:run|bench|table|benchmarks|dataset|train-ppo)\b)|prog=\"hazard\"")
+                           r"|\bhazard(?= (?:run|bench|table|benchmarks|dataset|train-ppo|perception)\b)"
+                           r"|prog=\"hazard\"")
 #: the generic layers: the core outside the benchmarks' folders (hazard_sim/tasks/<name>/) and the ROS packages
 GENERIC = ("hazard_sim/*.py", "hazard_ros/*.py", "perception_node/*.py", "planner_node/*.py")
 #: known violations, file -> (at most this many names, why): each one a to-do of issue 15 (items 2-4: the ROS
@@ -40,17 +41,14 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/core/sensors.py": (2, 'the deprecated "hazard" key of the field image, kept for one release'),
     "hazard_sim/runner.py": (11, "the deprecated hazards_affect_agent keyword, and the sweep files' stored key"),
     "hazard_ros/entry.py": (2, "the ESAR reporter's console script: moves to ESAR's ROS plug-in (item 2)"),
-    "hazard_sim/perception/backends/onnx.py": (1, "names the `hazard perception export` command (the CLI's name)"),
     "hazard_sim/perception/embedded.py": (11, "the benchmarks' minimum sizes and id conventions in its docstring; "
                                               "to move next to each spec's min_pixels"),
     "hazard_sim/perception/reporting.py": (1, "ESAR's reporting rule: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/perception/text_embeddings.py": (2, "the MiniLM model lives in DOZE's folder: move it to a shared "
                                                     "text-embedding module"),
-    "hazard_sim/perception/commands.py": (4, "names the `hazard perception` command (the CLI's name)"),
     "hazard_sim/perception/dataset_render.py": (85, "renders every benchmark's frames and maps their labels to the "
                                                      "detector's five classes: each benchmark's shot maker and label "
                                                      "map move next to its spec"),
-    "hazard_sim/perception/evaluation.py": (4, "reports per benchmark and the `hazard perception eval` command"),
     "hazard_sim/perception/training.py": (2, "names the `hazard perception` commands in its messages"),
     "perception_node/esar_reporter.py": (7, "ESAR's reporter node: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
