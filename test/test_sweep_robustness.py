@@ -26,6 +26,9 @@ from hazard_sim.sweep_io import check_results_path, open_results
 ROOT = Path(__file__).resolve().parents[1]
 HELPER = Path(__file__).with_name("sweep_helper.py")
 DEADLINE_S = 60.0
+#: five sweeps (13 Python processes importing the simulator) start side by side: on two cores
+#: shared with other work that took over a minute in CI, so the start gets a deadline of its own
+STARTUP_DEADLINE_S = 300.0
 
 
 def _session(sid: int) -> list[int]:
@@ -106,7 +109,7 @@ def test_interrupted_sweeps_stop_at_once_keep_their_results_and_leave_no_process
     workers, code = CASES[how]
     s = sweeps[how]
     try:
-        _wait_for(s.under_way, "a result and episodes under way")
+        _wait_for(s.under_way, "a result and episodes under way", STARTUP_DEADLINE_S)
         before = _session(s.p.pid)
         if how.startswith("ctrl-c"):
             os.killpg(s.p.pid, signal.SIGINT)              # Ctrl-C reaches the whole process group
