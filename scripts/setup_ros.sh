@@ -9,8 +9,8 @@
 #      DDS, message packages, rosidl generators, ament CMake);
 #   2. installs cmake (and a C/C++ toolchain) with apt-get if they are missing;
 #   3. builds the interface packages under interfaces/ (tf2_msgs, vision_msgs, geographic_msgs,
-#      nav2_msgs: standard packages that are not on PyPI) with CMake into the
-#      venv, skipping those that already import and are up to date.
+#      nav2_msgs: standard packages that are not on PyPI; hazard_msgs: the project's own) with
+#      CMake into the venv, skipping those that already import and are up to date.
 # It is idempotent: a rerun with nothing changed takes about a second.
 # --force (or FORCE=1) rebuilds the interface packages.
 #
@@ -52,7 +52,13 @@ if [[ -n "${ROS_DISTRO:-}" ]] && command -v ros2 >/dev/null 2>&1; then
     die "these ROS 2 packages do not import with $(command -v python3): ${missing[*]}
     install them from the ROS apt repository, e.g.: sudo apt-get install$apt_names"
   fi
-  log "rclpy, tf2_msgs, vision_msgs, geographic_msgs and nav2_msgs all import. Done."
+  log "rclpy, tf2_msgs, vision_msgs, geographic_msgs and nav2_msgs all import."
+  # the project's own interfaces are in no distro: build them into the sourced workspace
+  if ! python3 -c "import hazard_msgs" >/dev/null 2>&1; then
+    die "the project's interface package hazard_msgs does not import: build it in your ROS 2 workspace,
+    e.g.: colcon build --paths $IFACE_DIR/hazard_msgs && source install/setup.bash"
+  fi
+  log "hazard_msgs imports. Done."
   exit 0
 fi
 if [[ -n "${ROS_DISTRO:-}" ]]; then

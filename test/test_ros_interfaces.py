@@ -514,3 +514,29 @@ def test_type_hashes_equal_an_independent_rihs01_implementation():
     assert not mismatched
     assert built["nav2_msgs/action/NavigateToPose"] == \
         "RIHS01_a56dba8a3234a1215e610180dc703ae25bbf406dded8b54887891c9732857eab"
+
+
+# ------------------------------------------------------------------ hazard_msgs (the project's own)
+def test_hazard_msgs_pick_up_service_layout_and_type_hash():
+    """The project's PickUp service builds with the fields the simulator and the decision node
+    use, and rosidl's RIHS01 hashes equal those rosbags computes from the definition."""
+    from hazard_msgs.srv import PickUp
+    assert PickUp.Request.get_fields_and_field_types() == {"object_id": "int64"}
+    assert PickUp.Response.get_fields_and_field_types() == {"success": "boolean", "message": "string"}
+    typesys = pytest.importorskip("rosbags.typesys", reason="rosbags is not installed")
+    import pathlib
+    import re
+    share = pathlib.Path(sys.prefix) / "share" / "hazard_msgs"
+    built = {h["type_name"]: h["hash_string"] for j in share.glob("*/*.json")
+             for h in json.loads(j.read_text())["type_hashes"]}
+    text = (pathlib.Path(REPO) / "interfaces" / "hazard_msgs" / "srv" / "PickUp.srv").read_text()
+    request, response = re.split(r"^---\s*$", text, flags=re.M)
+    types = {}
+    types.update(typesys.get_types_from_msg(request, "hazard_msgs/srv/PickUp_Request"))
+    types.update(typesys.get_types_from_msg(response, "hazard_msgs/srv/PickUp_Response"))
+    types = {k.replace("/srv/msg/", "/srv/"): v for k, v in types.items()}
+    store = typesys.get_typestore(typesys.Stores.ROS2_KILTED)
+    store.register(types)
+    assert sorted(types) == ["hazard_msgs/srv/PickUp_Request", "hazard_msgs/srv/PickUp_Response"]
+    for name in types:
+        assert store.hash_rihs01(name) == built[name], name
