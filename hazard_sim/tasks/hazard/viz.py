@@ -27,7 +27,14 @@ KIND_COLORS = {"wall": "#555555", "furniture": "#a6761d", "building": "#8c8c8c",
                "cart": "#e31a1c", "road": "#bdbdbd"}
 
 
-def draw_topdown(ax, env, title: str = "") -> None:
+RESCUED_COLOR = "#31a354"
+
+
+def draw_topdown(ax, env, title: str = "", rescued_from: dict | None = None) -> None:
+    """The scene from above: process fields, walls and furniture, objects coloured by state
+    (targets as stars), the agent's path from its start square, and, when ``rescued_from``
+    (object id -> x, y where it left the scene) is given, every rescued target as a green star
+    where it was picked up, with a legend."""
     w = env.world
     x0, y0, x1, y1 = w.scene.bounds
     ax.set_facecolor("#f7f4ea" if w.scene.kind == "indoor" else "#d9f0d3")
@@ -52,6 +59,11 @@ def draw_topdown(ax, env, title: str = "") -> None:
         c = STATE_COLORS.get(o.state, "#2b8cbe")
         ax.scatter(*o.position[:2], s=60 if o.is_target else 18, c=c, marker="*" if o.is_target else "o",
                    edgecolors="k" if o.is_target else "none", linewidths=0.5, zorder=4)
+    rescued = [o for o in w.objects if o.location == "rescued" and o.is_target]
+    for o in rescued if rescued_from is not None else ():
+        xy = rescued_from.get(o.id)
+        if xy is not None:
+            ax.scatter(*xy, s=110, c=RESCUED_COLOR, marker="*", edgecolors="k", linewidths=0.6, zorder=4)
     tr = np.array(env.agent.trace)
     ax.plot(tr[:, 0], tr[:, 1], "-", color="#d62728", lw=1.2, zorder=5)
     ax.scatter(*tr[0], c="#2ca02c", s=40, marker="s", zorder=6)
@@ -62,6 +74,22 @@ def draw_topdown(ax, env, title: str = "") -> None:
     ax.set_aspect("equal")
     ax.set_title(title, fontsize=9)
     ax.tick_params(labelsize=7)
+    if rescued_from is not None:
+        _legend(ax, env)
+
+
+def _legend(ax, env) -> None:
+    from matplotlib.lines import Line2D
+    star = dict(marker="*", linestyle="none", markeredgecolor="k", markeredgewidth=0.5)
+    handles = [Line2D([], [], color=STATE_COLORS["normal"], markersize=9, label="target (in the scene)", **star),
+               Line2D([], [], color=RESCUED_COLOR, markersize=11, label="rescued (where picked up)", **star),
+               Line2D([], [], color="#d62728", marker="s", linestyle="-", markersize=5, label="start, path",
+                      markeredgecolor="#2ca02c", markerfacecolor="#2ca02c")]
+    states = {o.state for o in env.world.objects if o.location == "scene" and o.is_target} - {"normal", "dry"}
+    handles += [Line2D([], [], color=STATE_COLORS[s], markersize=9, label=s, **star) for s in sorted(states)
+                if s in STATE_COLORS]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=3, fontsize=6.5,
+              frameon=False, handletextpad=0.3, columnspacing=1.0)
 
 
 def _figure_to_array(fig) -> np.ndarray:
@@ -94,6 +122,8 @@ class EpisodeRecorder:
         self.every = topdown_every
         self.max_gif = max_gif_frames
         self.fp: list[np.ndarray] = []
+        self.last_in_scene: dict[int, tuple[float, float]] = {}
+        self._note_positions()
         self.td: list[np.ndarray] = []
         self.next_td = 0
         self.k = 0
@@ -103,7 +133,14 @@ class EpisodeRecorder:
         x0, y0, x1, y1 = self.env.world.scene.bounds
         return (y1 - y0) / (x1 - x0)
 
+    def _note_positions(self) -> None:
+        """Where each target last stood in the scene (a rescued one is drawn there)."""
+        for o in self.env.world.objects:
+            if o.is_target and o.location == "scene":
+                self.last_in_scene[o.id] = tuple(float(v) for v in o.position[:2])
+
     def add(self, info: dict, obs: dict) -> None:
+        self._note_positions()
         for o in info.get("observations") or [obs]:
             self.fp.append(o["rgb"])
         res = info.get("action_result", {})
@@ -122,7 +159,7 @@ class EpisodeRecorder:
 
     def _topdown(self, title: str) -> np.ndarray:
         self.ax.clear()
-        draw_topdown(self.ax, self.env, title)
+        draw_topdown(self.ax, self.env, title, rescued_from=self.last_in_scene)
         self.fig.tight_layout()
         return _figure_to_array(self.fig)
 
