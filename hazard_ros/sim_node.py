@@ -125,6 +125,17 @@ PUBLISHED_TOPICS = {
 
 CAMERA_MOUNT = re.compile(r"camera_(.+)_optical_frame")
 
+#: the simulator's answers rather than a real robot's sensors (docs/ros_contract.md): left out
+#: with ``ground_truth_topics:=false``; a named camera's ``camera_<name>/segmentation/image_raw`` too
+GROUND_TRUTH_TOPICS = ("camera/segmentation/image_raw", "camera/segmentation/label_info", "world/objects",
+                       "world/markers", "world/static_markers")
+
+
+def is_ground_truth(topic: str) -> bool:
+    """Whether ``topic`` carries the simulator's ground truth (segmentation, label map, the world's
+    true objects and markers) rather than a sensor a real robot has."""
+    return topic in GROUND_TRUTH_TOPICS or bool(re.fullmatch(r"camera_.+/segmentation/image_raw", topic))
+
 
 def camera_topics(name: str) -> dict[str, str]:
     """The topics of named camera ``name`` (mount ``camera_<name>_optical_frame``): colour,
@@ -193,6 +204,9 @@ PARAMETERS = {
     "segmentation": ("instance", str, "named cameras' segmentation images: instance (every thing hit) | visible "
                                       "(the benchmark's detection track where it has one, ESAR's seg_visible: only "
                                       "what stands out under the light and the fog)"),
+    "ground_truth_topics": (True, bool, "publish the simulator's ground truth (segmentation, its label_info, "
+                                        "world/objects, world/markers, world/static_markers); false: only what a "
+                                        "real robot's sensors give"),
     "idle_republish": (1.0, float, "lock-step: republish clock, odom, TF, camera infos every this many wall s "
                                    "while nobody steps (0: never)"),
     "datum_latitude": (40.4433, float, "GPS datum: latitude (deg) of the map origin"),
@@ -408,6 +422,8 @@ class SimNode(Node):
         return max(1, int(round(FRAME_RATE / rate)))
 
     def _advertise(self, topic: str, qos) -> None:
+        if not self.p["ground_truth_topics"] and is_ground_truth(topic):
+            return
         module, _, name = PUBLISHED_TOPICS[topic].replace("/msg/", "/").partition("/")
         cls = {"Clock": ClockMsg, "TFMessage": TFMessage, "Odometry": Odometry, "Image": Image,
                "CameraInfo": CameraInfo, "LabelInfo": LabelInfo, "NavSatFix": NavSatFix, "Imu": Imu,
@@ -417,7 +433,9 @@ class SimNode(Node):
         self.pubs[topic] = self.create_publisher(cls, topic, qos)
 
     def _wanted(self, topic: str, everything: bool) -> bool:
-        """Build a message only if it can reach somebody (always in lock-step)."""
+        """Build a message only if it is advertised and can reach somebody (always in lock-step)."""
+        if topic not in self.pubs:
+            return False
         return everything or self.p["lockstep"] or self.pubs[topic].get_subscription_count() > 0
 
     # ------------------------------------------------------------------ publishing
@@ -432,18 +450,20 @@ class SimNode(Node):
             T[:3, :3] = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]
             tfs.append(conv.to_ros_transform(T, stamp, "base_link", "altimeter_link"))
         self.pubs["/tf_static"].publish(conv.to_ros_tf_message(tfs))
-        static = [m for m in env.world.markers() if m.static]
-        self.pubs["world/static_markers"].publish(conv.to_ros_markers(static, stamp, ns="world_static",
-                                                                       labels=False))
-        self.pubs["camera/segmentation/label_info"].publish(
-            conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
+        if "world/static_markers" in self.pubs:
+            static = [m for m in env.world.markers() if m.static]
+            self.pubs["world/static_markers"].publish(conv.to_ros_markers(static, stamp, ns="world_static",
+                                                                           labels=False))
+        if "camera/segmentation/label_info" in self.pubs:
+            self.pubs["camera/segmentation/label_info"].publish(
+                conv.to_ros_label_info(env.world.labels(), stamp, "camera_optical_frame"))
         task = dict(env.task_description(), episode=env.spec_dict["index"], split=env.split,
                     scene=env.spec_dict["scene"], seed=self.p["seed"], bounds=list(env.world.scene.bounds),
                     frame_dt=FRAME_DT, lockstep=self.p["lockstep"], benchmark=env.benchmark, channel=self.channel,
                     # frames between two messages of each sensor (null: off): in lock-step a
                     # client knows which frames bring images (and so a new map)
                     sensor_periods=dict(self.periods), cameras=list(self.cameras), flies=self.flies,
-                    takes_reports=self.takes_reports)
+                    takes_reports=self.takes_reports, ground_truth_topics=self.p["ground_truth_topics"])
         self.pubs["task"].publish(conv.to_ros_json(task))
 
     def _due(self, sensor: str, frame: int, everything: bool) -> bool:

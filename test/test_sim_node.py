@@ -336,3 +336,33 @@ def test_doze_people_published_as_markers_and_detections(ctx):
         assert all(labels[p.id] == "person" for p in people)          # the same ids as the segmentation
     finally:
         h.close()
+
+
+def test_ground_truth_topics_off_publishes_only_a_robots_sensors(ctx):
+    """``ground_truth_topics:=false`` (the real-robot case): no segmentation, label map or world
+    objects / markers are advertised or sent; the sensors are, and the task says so."""
+    from hazard_ros.sim_node import GROUND_TRUTH_TOPICS, is_ground_truth
+    assert is_ground_truth("camera_front_left/segmentation/image_raw")
+    assert not any(is_ground_truth(t) for t in ("camera_front_left/image_raw", "camera/depth/image_raw",
+                                                "thermal/image_raw", "odom", "lidar/points", "reports"))
+    h = Harness(ctx, task="fire", lockstep=True, ground_truth_topics=False, idle_republish=0.0)
+    try:
+        assert not set(GROUND_TRUTH_TOPICS) & set(h.sim.pubs)
+        for t in ("camera/color/image_raw", "camera/depth/image_raw", "thermal/image_raw", "odom", "task"):
+            assert t in h.sim.pubs, t
+        h.listen("task", msg_class("std_msgs/msg/String"), LATCHED)
+        h.listen("camera/depth/image_raw", msg_class("sensor_msgs/msg/Image"), 10)
+        assert h.call("sim/step").success
+        assert h.spin_until(lambda: h.got["task"] and any(conv.frame_from_stamp(m.header.stamp) == 1
+                                                          for m in h.got["camera/depth/image_raw"]))
+        assert json.loads(h.got["task"][0].data)["ground_truth_topics"] is False
+        graph = {name for name, _ in h.probe.get_topic_names_and_types()}
+        assert "/camera/depth/image_raw" in graph
+        assert not {"/" + t for t in GROUND_TRUTH_TOPICS} & graph
+    finally:
+        h.close()
+    h = Harness(ctx, task="fire", lockstep=True, idle_republish=0.0)      # the default: all of them
+    try:
+        assert set(GROUND_TRUTH_TOPICS) <= set(h.sim.pubs)
+    finally:
+        h.close()
