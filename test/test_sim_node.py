@@ -91,20 +91,22 @@ def test_free_run_publishes_contract_topics(ctx):
     h = Harness(ctx, task="fire", realtime_factor=4.0, gps_rate=10.0, lidar_rate=10.0)
     try:
         # what this node advertises for HAZARD (no named cameras, no altimeter, no reports)
-        topics = [t for t in PUBLISHED_TOPICS if t in h.sim.pubs and t not in ("episode/metrics",)]
+        types = h.sim.topic_types
+        assert set(types) == set(h.sim.pubs) and all(PUBLISHED_TOPICS[t] == types[t] for t in types)
+        topics = [t for t in types if t not in ("episode/metrics",)]
         assert "water_level/image_raw" not in topics and not any(t.startswith("camera_") for t in topics)
         assert not {"altimeter/range", "reports"} & set(topics)
         for t in topics:
             latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status",
                             "world/static_markers")
-            h.listen(t, msg_class(PUBLISHED_TOPICS[t]), LATCHED if latched else
+            h.listen(t, msg_class(types[t]), LATCHED if latched else
                      (BEST_EFFORT if "camera" in t or "thermal" in t else 10))
         assert h.spin_until(lambda: all(h.got[t] for t in topics) and len(h.got["camera/depth/image_raw"]) >= 3), \
             f"missing: {[t for t in topics if not h.got[t]]}"
-        # types on the graph match PUBLISHED_TOPICS
+        # types on the graph match the catalogue's
         graph = dict(h.probe.get_topic_names_and_types())
         for t in topics:
-            assert graph["/" + t.lstrip("/")] == [PUBLISHED_TOPICS[t]], t
+            assert graph["/" + t.lstrip("/")] == [types[t]], t
         color, depth = h.got["camera/color/image_raw"][-1], h.got["camera/depth/image_raw"]
         seg, thermal = h.got["camera/segmentation/image_raw"][-1], h.got["thermal/image_raw"][-1]
         encodings = (color.encoding, depth[-1].encoding, seg.encoding, thermal.encoding)
@@ -366,3 +368,35 @@ def test_ground_truth_topics_off_publishes_only_a_robots_sensors(ctx):
         assert set(GROUND_TRUTH_TOPICS) <= set(h.sim.pubs)
     finally:
         h.close()
+
+
+IMPORT_PROBE = """
+import json, sys
+import rclpy
+from rclpy.parameter import Parameter
+import hazard_ros.sim_node as sim_node
+def benchmark_modules():
+    return sorted({".".join(m.split(".")[:3]) for m in sys.modules
+                   if m.startswith(("hazard_sim.tasks.", "hazard_ros.plugins."))})
+at_import = benchmark_modules()
+rclpy.init()
+node = sim_node.SimNode(parameter_overrides=[Parameter("benchmark", value=sys.argv[1]),
+                                             Parameter("camera_width", value=16), Parameter("camera_height", value=12)])
+services = sorted(name for name, _ in node.get_service_names_and_types_by_node("sim_node", "/")
+                  if not name.startswith("/sim_node/"))
+print(json.dumps([at_import, benchmark_modules(), services]))
+node.destroy_node()
+rclpy.shutdown()
+"""
+
+
+def test_sim_node_imports_only_the_requested_benchmark_and_serves_its_services():
+    """Importing sim_node imports no benchmark; a node imports its own benchmark's package and
+    plug-in only, and serves sim/step plus the services its RosPieces declare."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_PROBE, "hazard/fire"], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    at_import, loaded, services = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert at_import == []
+    assert loaded == ["hazard_ros.plugins.hazard", "hazard_sim.tasks.hazard"]
+    assert services == ["/done", "/drop", "/pick_up", "/sim/step", "/stop"]
