@@ -57,7 +57,8 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/embodiment/multirotor.py": (11, "the multirotor body's own module (a shared body named after itself)"),
     "hazard_sim/navigation/gait.py": (4, "HAZARD's walking law, shared by the embedded controllers and ROS (item 3)"),
     "hazard_sim/navigation/stand_off.py": (1, "HAZARD's walk_to stand-off (item 3: into HAZARD's locomotion)"),
-    "hazard_ros/launcher.py": (15, "the default launch file (hazard.launch.yaml) and the DDS profile's transport ids"),
+    "hazard_ros/launcher.py": (11, "the default launch file (hazard.launch.yaml) and its examples; the project's name "
+                                   "in the DDS profile, its file and the watcher node (hazard_stack_...)"),
     "hazard_ros/msg_guards.py": (1, 'the "hazard" key of HAZARD\'s task JSON (item 2: the task declares its guards)'),
     "hazard_ros/sim_params.py": (2, "sim_node's deprecated hazards_affect_agent parameter, kept for one release"),
     "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
