@@ -6,7 +6,7 @@ from __future__ import annotations
 from hazard_sim.core.ros_pieces import RosPieces
 
 ROS = RosPieces(
-    services={"stop": "stop", "done": ("stop",)},
+    services={"stop": "stop", "done": "stop"},     # done: the same stop (the agent declares the mission over)
     plugin="hazard_ros.plugins.esar:EsarPlugin",
     # every accepted report so far (class_id "victim" or the clue class; score 1 where it counts now)
     # and the same for RViz (victims as spheres, clues as cubes; green counts, orange does not)
