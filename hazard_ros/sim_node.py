@@ -73,6 +73,7 @@ from hazard_ros.sim_topics import (  # noqa: F401  (the node's topic catalogue, 
     camera_topics,
     is_ground_truth,
     message_class,
+    topic_type,
 )
 from hazard_sim import teleop
 from hazard_sim.core.embodiment import Twist as BodyTwist
@@ -215,12 +216,14 @@ class SimNode(SimPublishers, SimServices, Node):
         ``pubs``; none for a ground-truth topic when ``ground_truth_topics`` is off."""
         if not self.p["ground_truth_topics"] and is_ground_truth(topic):
             return
-        kind = self.pieces.published().get(topic) or PUBLISHED_TOPICS[topic]
+        kind = topic_type(topic, self.pieces)
+        if kind is None:
+            raise ValueError(f"topic {topic!r} is not a sim_node topic: declare it in the benchmark's "
+                             f"RosPieces.topics ({self.p['benchmark']})")
         self.pubs[topic] = self.create_publisher(message_class(kind), topic, qos)
         self.topic_types[topic] = kind
 
-    _advertise = advertise
-    _episode_spec = staticmethod(episode_spec)
+    _episode_spec = staticmethod(episode_spec)     # the episode_overrides rule, as tests call it
 
 
 def main(args=None) -> int:

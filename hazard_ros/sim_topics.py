@@ -151,6 +151,14 @@ def is_ground_truth(topic: str) -> bool:
     return topic in GROUND_TRUTH_TOPICS or bool(re.fullmatch(r"camera_.+/segmentation/image_raw", topic))
 
 
+def topic_type(topic: str, pieces) -> str | None:
+    """The ROS type of ``topic`` for a node of the benchmark whose RosPieces are ``pieces``: a
+    generic topic, a named camera's, or one the pieces declare (None: none of them)."""
+    m = _CAMERA_TOPIC.fullmatch(topic)
+    return (PUBLISHED_TOPICS.generic.get(topic) or (camera_topics(m.group(1))[topic] if m else None)
+            or pieces.published().get(topic))
+
+
 def message_class(type_name: str):
     """The message class of a ROS type name (``"sensor_msgs/msg/Image"``)."""
     import importlib

@@ -83,3 +83,21 @@ def test_resolve_imports_only_the_package_that_registers_the_name(names, package
     ids, loaded = json.loads(proc.stdout.strip().splitlines()[-1])
     assert all(i.split("/")[0] == packages[0] for i in ids)
     assert loaded == [f"hazard_sim.tasks.{p}" for p in packages]
+
+
+def test_topic_types_generic_named_cameras_and_declared():
+    """The sim node's catalogue without ROS: generic topics, a named camera's, a benchmark's own."""
+    from hazard_ros.sim_topics import PUBLISHED_TOPICS, topic_type
+    pieces = RosPieces(field_topics={"heat": "heat/image_raw"}, topics={"x/y": "std_msgs/msg/String"})
+    assert topic_type("odom", pieces) == "nav_msgs/msg/Odometry"
+    assert topic_type("camera_left/depth/camera_info", NO_ROS_PIECES) == "sensor_msgs/msg/CameraInfo"
+    assert topic_type("heat/image_raw", pieces) == FIELD_IMAGE_TYPE
+    assert topic_type("x/y", pieces) == "std_msgs/msg/String"
+    assert topic_type("x/y", NO_ROS_PIECES) is None and topic_type("camera_left/foo", pieces) is None
+    # the whole catalogue: every shipped benchmark's topics and named cameras
+    assert PUBLISHED_TOPICS["thermal/image_raw"] == FIELD_IMAGE_TYPE
+    assert PUBLISHED_TOPICS["reports"] == "vision_msgs/msg/Detection3DArray"
+    assert {"water_level/image_raw", "reports/markers", "camera_front_left/segmentation/image_raw"} <= set(
+        PUBLISHED_TOPICS)
+    with pytest.raises(KeyError):
+        PUBLISHED_TOPICS["no/such/topic"]
