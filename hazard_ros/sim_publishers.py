@@ -54,6 +54,7 @@ class SimPublishers:
                     # client knows which frames bring images (and so a new map)
                     sensor_periods=dict(self.periods), cameras=list(self.cameras), flies=self.flies,
                     takes_reports=self.takes_reports, ground_truth_topics=self.p["ground_truth_topics"],
+                    services=sorted(["sim/step", *self.pieces.services]),     # the Trigger services served
                     **self.plugin.task_extras())
         self.pubs["task"].publish(conv.to_ros_json(task))
 

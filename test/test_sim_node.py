@@ -357,7 +357,9 @@ def test_ground_truth_topics_off_publishes_only_a_robots_sensors(ctx):
         assert h.call("sim/step").success
         assert h.spin_until(lambda: h.got["task"] and any(conv.frame_from_stamp(m.header.stamp) == 1
                                                           for m in h.got["camera/depth/image_raw"]))
-        assert json.loads(h.got["task"][0].data)["ground_truth_topics"] is False
+        task = json.loads(h.got["task"][0].data)
+        assert task["ground_truth_topics"] is False
+        assert task["services"] == ["done", "drop", "pick_up", "sim/step", "stop"]
         graph = {name for name, _ in h.probe.get_topic_names_and_types()}
         assert "/camera/depth/image_raw" in graph
         assert not {"/" + t for t in GROUND_TRUTH_TOPICS} & graph
