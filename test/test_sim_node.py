@@ -29,7 +29,7 @@ from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger
 
 from hazard_ros import conversions as conv
-from hazard_ros.sim_node import PUBLISHED_TOPICS, SimNode
+from hazard_ros.sim_node import PUBLISHED_TOPICS, SimNode, camera_topics
 from hazard_ros.tf_math import TfBuffer
 
 TEST_TIME_LIMIT_S = 25
@@ -402,3 +402,20 @@ def test_sim_node_imports_only_the_requested_benchmark_and_serves_its_services()
     assert at_import == []
     assert loaded == ["hazard_ros.plugins.hazard", "hazard_sim.tasks.hazard"]
     assert services == ["/done", "/drop", "/pick_up", "/sim/step", "/stop"]
+
+
+def test_ground_truth_topics_off_leaves_out_the_named_cameras_segmentation(ctx):
+    """A body with named cameras (ESAR's UAV): their colour, depth and camera infos stay, their
+    segmentation goes with the rest of the ground truth."""
+    h = Harness(ctx, benchmark="esar/alpine", lockstep=True, ground_truth_topics=False, idle_republish=0.0)
+    try:
+        assert h.sim.cameras
+        for name in h.sim.cameras:
+            topics = camera_topics(name)
+            seg = f"camera_{name}/segmentation/image_raw"
+            assert seg not in h.sim.pubs and set(topics) - {seg} <= set(h.sim.pubs)
+        assert not [t for t in h.sim.pubs if "segmentation" in t or t.startswith("world/")]
+        assert {"reports", "altimeter/range", "lidar/points"} <= set(h.sim.pubs)      # the referee's echo, sensors
+        assert h.call("sim/step").success
+    finally:
+        h.close()
