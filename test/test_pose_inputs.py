@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -22,38 +23,21 @@ except Exception as exc:  # ImportError, or OSError from a missing shared librar
                 allow_module_level=True)
 
 
-class _Clock:
-    def __init__(self, ns):
-        self.ns = ns
-
-    def now(self):
-        return type("Now", (), {"nanoseconds": self.ns})()
-
-
-class _Logger:
-    def __init__(self):
-        self.warnings = []
-
-    def warning(self, text, **_):
-        self.warnings.append(text)
-
-
 class FakeNode:
-    """What PoseInputs and the message guard use of an rclpy Node."""
+    """What PoseInputs and the message guard use of an rclpy Node: subscriptions (recorded),
+    the clock and the logger (warnings recorded)."""
 
     def __init__(self, now_ns=100 * 10**9):
-        self.subs = {}
-        self.clock = _Clock(now_ns)
-        self.logger = _Logger()
+        self.subs, self.warnings, self.now_ns = {}, [], now_ns
 
     def create_subscription(self, msg_type, topic, callback, qos_profile, callback_group=None):
         self.subs[topic] = (msg_type, callback, qos_profile)
 
     def get_clock(self):
-        return self.clock
+        return types.SimpleNamespace(now=lambda: types.SimpleNamespace(nanoseconds=self.now_ns))
 
     def get_logger(self):
-        return self.logger
+        return types.SimpleNamespace(warning=lambda text, **_: self.warnings.append(text))
 
 
 def _time(sec: float):
@@ -121,7 +105,7 @@ def test_bad_inputs_are_dropped_and_the_good_transforms_of_a_message_kept():
     # the second edge gives odom a second parent: refused, the third still stored
     node.subs["/tf"][1](tf_msg(("odom", "base_link", 1, 0, 0, 0, 1.0), ("world", "odom", 0, 0, 0, 0, 1.0),
                                ("base_link", "arm", 0, 0, 0.5, 0, 1.0)))
-    assert poses.rejected == 1 and "already has parent" in node.logger.warnings[0]
+    assert poses.rejected == 1 and "already has parent" in node.warnings[0]
     np.testing.assert_allclose(poses.lookup("map", "arm")[:3, 3], [1.0, 0.0, 0.5])
     assert poses.pose_stamp_ns == 10**9
     # a stamp far in the future and a non-finite pose: the guard drops them, the buffer is unchanged
