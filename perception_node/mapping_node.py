@@ -298,8 +298,8 @@ class MappingNode(Node):
             self._flush()
 
     def _flush(self) -> None:
-        for piece in self.kinds.values():
-            piece.flush()
+        if self.kind_piece is not None:
+            self.kind_piece.flush()
         ready = self.tf_queue.pop_ready(
             lambda s, g: self.poses.lookup(self.map_frame, g["depth"].header.frame_id, s),
             time.monotonic(), hold=lambda g: self.core is None)
