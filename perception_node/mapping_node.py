@@ -187,7 +187,7 @@ class MappingNode(Node):
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.window: Window | None = None
         if self.param_plugin:
-            self._use_plugin(self.param_plugin)
+            self._use_plugin(self.param_plugin, fatal=True)
         if self.param_bounds:
             self._make_core(self.param_bounds, "parameter")
 
@@ -219,13 +219,16 @@ class MappingNode(Node):
         for name, msg in early:
             self._on_field(name, msg)
 
-    def _use_plugin(self, name: str) -> None:
+    def _use_plugin(self, name: str, fatal: bool = False) -> None:
         """The benchmark's mapping plug-in: its field layers (subscribed and advertised once
-        each), its object memory settings."""
+        each), its object memory settings. A plug-in that cannot be loaded stops the node when
+        the parameter named it (``fatal``), else it is logged and the map goes on without."""
         try:
             plugin = NO_PLUGIN if name == "none" else load_map_plugin(name)
-        except ValueError as exc:
-            self.get_logger().error(f"no mapping plug-in: {exc}")
+        except (ValueError, TypeError, ImportError) as exc:
+            if fatal:
+                raise ValueError(f"parameter map_plugin {name!r}: {exc}") from None
+            self.get_logger().error(f"mapping plug-in {name!r} not usable: {exc}")
             return
         if plugin == self.plugin:
             return

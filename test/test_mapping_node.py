@@ -138,3 +138,8 @@ def test_map_kind_from_the_body_or_the_parameter(make_node):
 def test_bad_map_parameters_are_refused(make_node):
     with pytest.raises(ValueError, match="map_kind must be one of floor, height, got 'cave'"):
         make_node(map_kind="cave")
+    with pytest.raises(ValueError, match="parameter map_plugin '../x': .* not a benchmark name"):
+        make_node(map_plugin="../x")
+    node = make_node()
+    node._on_task(task(benchmark="../x"))                      # a task's bad name: logged, no plug-in
+    assert node.core is not None and node.pub_layers == {}
