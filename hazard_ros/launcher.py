@@ -76,20 +76,20 @@ FASTDDS_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
   <profiles>
     <transport_descriptors>
       <transport_descriptor>
-        <transport_id>hazard_shm</transport_id>
+        <transport_id>large_data_shm</transport_id>
         <type>SHM</type>
         <segment_size>33554432</segment_size>
       </transport_descriptor>
       <transport_descriptor>
-        <transport_id>hazard_udp</transport_id>
+        <transport_id>plain_udp</transport_id>
         <type>UDPv4</type>
       </transport_descriptor>
     </transport_descriptors>
     <participant profile_name="hazard_stack_large_data" is_default_profile="true">
       <rtps>
         <userTransports>
-          <transport_id>hazard_shm</transport_id>
-          <transport_id>hazard_udp</transport_id>
+          <transport_id>large_data_shm</transport_id>
+          <transport_id>plain_udp</transport_id>
         </userTransports>
         <useBuiltinTransports>false</useBuiltinTransports>
       </rtps>

@@ -91,20 +91,22 @@ def test_free_run_publishes_contract_topics(ctx):
     h = Harness(ctx, task="fire", realtime_factor=4.0, gps_rate=10.0, lidar_rate=10.0)
     try:
         # what this node advertises for HAZARD (no named cameras, no altimeter, no reports)
-        topics = [t for t in PUBLISHED_TOPICS if t in h.sim.pubs and t not in ("episode/metrics",)]
+        types = h.sim.topic_types
+        assert set(types) == set(h.sim.pubs) and all(PUBLISHED_TOPICS[t] == types[t] for t in types)
+        topics = [t for t in types if t not in ("episode/metrics",)]
         assert "water_level/image_raw" not in topics and not any(t.startswith("camera_") for t in topics)
         assert not {"altimeter/range", "reports"} & set(topics)
         for t in topics:
             latched = t in ("/tf_static", "task", "camera/segmentation/label_info", "episode/status",
                             "world/static_markers")
-            h.listen(t, msg_class(PUBLISHED_TOPICS[t]), LATCHED if latched else
+            h.listen(t, msg_class(types[t]), LATCHED if latched else
                      (BEST_EFFORT if "camera" in t or "thermal" in t else 10))
         assert h.spin_until(lambda: all(h.got[t] for t in topics) and len(h.got["camera/depth/image_raw"]) >= 3), \
             f"missing: {[t for t in topics if not h.got[t]]}"
-        # types on the graph match PUBLISHED_TOPICS
+        # types on the graph match the catalogue's
         graph = dict(h.probe.get_topic_names_and_types())
         for t in topics:
-            assert graph["/" + t.lstrip("/")] == [PUBLISHED_TOPICS[t]], t
+            assert graph["/" + t.lstrip("/")] == [types[t]], t
         color, depth = h.got["camera/color/image_raw"][-1], h.got["camera/depth/image_raw"]
         seg, thermal = h.got["camera/segmentation/image_raw"][-1], h.got["thermal/image_raw"][-1]
         encodings = (color.encoding, depth[-1].encoding, seg.encoding, thermal.encoding)
@@ -336,3 +338,67 @@ def test_doze_people_published_as_markers_and_detections(ctx):
         assert all(labels[p.id] == "person" for p in people)          # the same ids as the segmentation
     finally:
         h.close()
+
+
+def test_ground_truth_topics_off_publishes_only_a_robots_sensors(ctx):
+    """``ground_truth_topics:=false`` (the real-robot case): no segmentation, label map or world
+    objects / markers are advertised or sent; the sensors are, and the task says so."""
+    from hazard_ros.sim_node import GROUND_TRUTH_TOPICS, is_ground_truth
+    assert is_ground_truth("camera_front_left/segmentation/image_raw")
+    assert not any(is_ground_truth(t) for t in ("camera_front_left/image_raw", "camera/depth/image_raw",
+                                                "thermal/image_raw", "odom", "lidar/points", "reports"))
+    h = Harness(ctx, task="fire", lockstep=True, ground_truth_topics=False, idle_republish=0.0)
+    try:
+        assert not set(GROUND_TRUTH_TOPICS) & set(h.sim.pubs)
+        for t in ("camera/color/image_raw", "camera/depth/image_raw", "thermal/image_raw", "odom", "task"):
+            assert t in h.sim.pubs, t
+        h.listen("task", msg_class("std_msgs/msg/String"), LATCHED)
+        h.listen("camera/depth/image_raw", msg_class("sensor_msgs/msg/Image"), 10)
+        assert h.call("sim/step").success
+        assert h.spin_until(lambda: h.got["task"] and any(conv.frame_from_stamp(m.header.stamp) == 1
+                                                          for m in h.got["camera/depth/image_raw"]))
+        task = json.loads(h.got["task"][0].data)
+        assert task["ground_truth_topics"] is False
+        assert task["services"] == ["done", "drop", "pick_up", "sim/step", "stop"]
+        graph = {name for name, _ in h.probe.get_topic_names_and_types()}
+        assert "/camera/depth/image_raw" in graph
+        assert not {"/" + t for t in GROUND_TRUTH_TOPICS} & graph
+    finally:
+        h.close()
+    h = Harness(ctx, task="fire", lockstep=True, idle_republish=0.0)      # the default: all of them
+    try:
+        assert set(GROUND_TRUTH_TOPICS) <= set(h.sim.pubs)
+    finally:
+        h.close()
+
+
+IMPORT_PROBE = """
+import json, sys
+import rclpy
+from rclpy.parameter import Parameter
+import hazard_ros.sim_node as sim_node
+def benchmark_modules():
+    return sorted({".".join(m.split(".")[:3]) for m in sys.modules
+                   if m.startswith(("hazard_sim.tasks.", "hazard_ros.plugins."))})
+at_import = benchmark_modules()
+rclpy.init()
+node = sim_node.SimNode(parameter_overrides=[Parameter("benchmark", value=sys.argv[1]),
+                                             Parameter("camera_width", value=16), Parameter("camera_height", value=12)])
+services = sorted(name for name, _ in node.get_service_names_and_types_by_node("sim_node", "/")
+                  if not name.startswith("/sim_node/"))
+print(json.dumps([at_import, benchmark_modules(), services]))
+node.destroy_node()
+rclpy.shutdown()
+"""
+
+
+def test_sim_node_imports_only_the_requested_benchmark_and_serves_its_services():
+    """Importing sim_node imports no benchmark; a node imports its own benchmark's package and
+    plug-in only, and serves sim/step plus the services its RosPieces declare."""
+    proc = subprocess.run([sys.executable, "-c", IMPORT_PROBE, "hazard/fire"], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    at_import, loaded, services = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert at_import == []
+    assert loaded == ["hazard_ros.plugins.hazard", "hazard_sim.tasks.hazard"]
+    assert services == ["/done", "/drop", "/pick_up", "/sim/step", "/stop"]

@@ -2,24 +2,29 @@
 a point robot that must reach a goal point and say ``done`` within 0.3 m of it.
 
 It shows that a benchmark is a spec plus its own pieces (scene, body, task,
-measure, dataset, agent) and that the env, Gymnasium, the runner and the CLI take it
-without any change to the core.
+measure, dataset, agent, ``--save-viz`` recorder, ROS pieces) and that the env, Gymnasium,
+the runner, the CLI and the ROS sim node take it without any change to the core or the node.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium import spaces
+from PIL import Image
 
 from hazard_sim.agents import AGENT_GROUPS, Agent, register_agent, unregister_agent
 from hazard_sim.core.embodiment import GroundBody, Limits, Twist, mount
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.outcome import OK, Outcome, Status, fail
+from hazard_sim.core.ros_pieces import RosPieces
 from hazard_sim.core.spec import (
     ALIASES,
     BENCHMARKS,
@@ -151,6 +156,22 @@ def load(split, index, root=None):
     return dict(EPISODES[index])
 
 
+class TrailRecorder:
+    """``--save-viz`` of the toy: every first-person frame as a PNG and the path as JSON."""
+
+    def __init__(self, env, out_dir):
+        self.env, self.dir, self.path = env, Path(out_dir), []
+        (self.dir / "frames").mkdir(parents=True, exist_ok=True)
+
+    def add(self, info, obs):
+        self.path.append([float(v) for v in self.env.agent.xy])
+        Image.fromarray(obs["rgb"]).save(self.dir / "frames" / f"{len(self.path) - 1:04d}.png")
+
+    def finish(self, metrics):
+        (self.dir / "trajectory.json").write_text(json.dumps({"path": self.path, "success": metrics["success"]}))
+        return {"dir": str(self.dir), "frames": len(self.path)}
+
+
 SPEC = BenchmarkSpec(
     id="toy/point-goal", description="a point robot drives to a goal point",
     dataset=Dataset(load=load, validate=lambda ep, where, spec=None: ep, count=lambda split, root=None: len(EPISODES)),
@@ -159,6 +180,9 @@ SPEC = BenchmarkSpec(
     task=ReachGoal, measures=(Success,), max_frames=400, max_steps=60, sensors=("rgbd",), agents="toy",
     aggregate=lambda rs: {"episodes": len(rs), "sr": 100.0 * sum(r["success"] for r in rs) / len(rs)},
     table=lambda bid, rows: "\n".join(f"{r['agent']}: SR {r['sr']:.1f} ({r['episodes']})" for r in rows),
+    recorder=TrailRecorder,
+    # over ROS: the generic sensors, cmd_vel and sim/step, plus a Trigger service for its done action
+    ros=RosPieces(services={"done": "done"}),
 )
 
 
@@ -187,8 +211,12 @@ class StraightToGoal:
 @pytest.fixture(scope="module", autouse=True)
 def registered():
     import gymnasium
+
+    from hazard_ros.sim_topics import PUBLISHED_TOPICS  # no rclpy: the ROS side's topic catalogue
+
     def state():
-        return BENCHMARKS.names(), dict(ALIASES), {g: dict(a) for g, a in AGENT_GROUPS.items()}, set(gymnasium.registry)
+        return (BENCHMARKS.names(), dict(ALIASES), {g: dict(a) for g, a in AGENT_GROUPS.items()},
+                set(gymnasium.registry), dict(PUBLISHED_TOPICS.items()))
     benchmark_ids()                  # the shipped benchmarks first, so that only the toy's entries come and go
     before = state()
     register_benchmark(SPEC, aliases=("toy",))
@@ -268,7 +296,89 @@ def test_toy_benchmark_through_runner_and_cli(tmp_path, capsys):
     r = bench("toy/point-goal", "test", "toy_straight", [0, 1], workers=1, out=str(tmp_path / "t.jsonl"),
               progress=False)
     assert r["sr"] == 100.0 and r["episodes"] == 2
-    # no recorder in its spec: --save-viz says so (no other benchmark's recorder stands in)
+    # its own --save-viz recorder: a frame per observation, the path ending at the goal
     assert main(["run", "--benchmark", "toy/point-goal", "--agent", "toy_straight", "--width", "32", "--height", "24",
-                 "--save-viz", str(tmp_path / "viz")]) == 2
-    assert "toy/point-goal has no recorder" in capsys.readouterr().err
+                 "--save-viz", str(tmp_path / "viz"), "--json"]) == 0
+    m = json.loads(capsys.readouterr().out)
+    assert m["viz"] == {"dir": str(tmp_path / "viz"), "frames": m["actions"] + 1}
+    frames = sorted((tmp_path / "viz" / "frames").glob("*.png"))
+    assert len(frames) == m["actions"] + 1 and np.asarray(Image.open(frames[0])).shape == (24, 32, 3)
+    trail = json.loads((tmp_path / "viz" / "trajectory.json").read_text())
+    assert trail["path"][0] == [1.0, 1.0] and trail["success"] is True
+    assert math.dist(trail["path"][-1], EPISODES[0]["goal"]) == pytest.approx(m["distance_to_goal"], abs=1e-6)
+    # without a recorder, --save-viz says so (no other benchmark's recorder stands in)
+    BENCHMARKS.register(SPEC.id, dataclasses.replace(SPEC, recorder=None), replace=True)
+    try:
+        assert main(["run", "--benchmark", "toy/point-goal", "--agent", "toy_straight", "--width", "32",
+                     "--height", "24", "--save-viz", str(tmp_path / "viz2")]) == 2
+        assert "toy/point-goal has no recorder" in capsys.readouterr().err
+    finally:
+        BENCHMARKS.register(SPEC.id, SPEC, replace=True)
+
+
+def test_toy_benchmark_through_the_sim_node(ros_context):
+    """The ROS sim node serves the toy with no change to the node: its body's camera, depth and
+    segmentation (the flag's label), odometry and sim/step; the done service its RosPieces
+    declare (and no other benchmark's); the episode's metrics when the robot says done at the goal."""
+    rclpy = pytest.importorskip("rclpy")
+    from geometry_msgs.msg import Twist as TwistMsg
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.parameter import Parameter
+    from rclpy.qos import DurabilityPolicy, QoSProfile
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+    from vision_msgs.msg import LabelInfo
+
+    from hazard_ros import conversions as conv
+    from hazard_ros.sim_node import SimNode
+    params = dict(benchmark="toy", lockstep=True, camera_width=32, camera_height=24, idle_republish=0.0,
+                  cmd_vel_timeout=100.0, lidar_beams=36, lidar_rings=2)
+    sim = SimNode(context=ros_context, parameter_overrides=[Parameter(k, value=v) for k, v in params.items()])
+    probe = rclpy.create_node("toy_probe", context=ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    ex.add_node(sim)
+    ex.add_node(probe)
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    got = {"labels": [], "metrics": []}
+    probe.create_subscription(LabelInfo, "camera/segmentation/label_info", got["labels"].append, latched)
+    probe.create_subscription(String, "episode/metrics", got["metrics"].append, latched)
+
+    def spin_until(pred, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not pred():
+            ex.spin_once(timeout_sec=0.02)
+        return pred()
+
+    def call(name):
+        client = probe.create_client(Trigger, name)
+        assert spin_until(client.service_is_ready), name
+        fut = client.call_async(Trigger.Request())
+        assert spin_until(fut.done), name
+        return fut.result()
+    try:
+        assert sim.env.benchmark == SPEC.id and sim.field_topic is None and not sim.flies
+        assert {"camera/color/image_raw", "camera/depth/image_raw", "camera/segmentation/image_raw", "odom",
+                "lidar/points", "world/objects"} <= set(sim.pubs)
+        assert spin_until(lambda: {"/done", "/sim/step"} <= {n for n, _ in probe.get_service_names_and_types()})
+        served = {n for n, _ in probe.get_service_names_and_types()}
+        assert not {"/pick_up", "/drop", "/stop"} & served
+        assert spin_until(lambda: got["labels"])
+        assert conv.from_ros_label_info(got["labels"][0])[FLAG_ID] == "flag"
+        pub = probe.create_publisher(TwistMsg, "cmd_vel", 10)
+        cmd = TwistMsg()
+        cmd.linear.x = 0.5                       # 0.05 m a frame towards the goal 3 m ahead
+        assert spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(cmd)
+        assert spin_until(lambda: sim.cmd == (0.5, 0.0))
+        for k in range(56):
+            assert call("sim/step").message == str(k + 1)
+        assert sim.env.agent.xy == pytest.approx((1.0 + 56 * 0.05, 1.0))
+        res = call("done")
+        assert res.success and spin_until(lambda: got["metrics"])
+        m = json.loads(got["metrics"][0].data)
+        assert m["success"] is True and m["distance_to_goal"] == pytest.approx(0.2, abs=1e-6)
+        assert not call("sim/step").success                 # the episode is over
+    finally:
+        ex.shutdown()
+        sim.destroy_node()
+        probe.destroy_node()

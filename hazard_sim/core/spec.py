@@ -70,6 +70,7 @@ class BenchmarkSpec:
     recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: none)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
     min_pixels: int = 3                               # perception: an instance counts as seen from this many pixels
+    ros: Any = None                                   # its ROS side: a core.ros_pieces.RosPieces (None: none)
     options: dict = field(default_factory=dict)
 
     @property
@@ -114,10 +115,14 @@ def _load_builtin() -> None:
 
 
 def resolve(name: str) -> str:
-    """The benchmark id for ``name`` (an id or one of its aliases)."""
-    _load_builtin()
+    """The benchmark id for ``name`` (an id or one of its aliases). Of the shipped benchmarks only
+    the package that registers ``name`` is imported (the one the id's ``<package>/`` names first)."""
     if not isinstance(name, str):
+        _load_builtin()
         raise KeyError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS.names())}")
+    if name not in BENCHMARKS and name not in ALIASES:
+        from hazard_sim.tasks import load_for
+        load_for(name)
     name = ALIASES.get(name, name)
     BENCHMARKS.get(name)
     return name

@@ -16,6 +16,7 @@ from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.locobot import FRAMES_PER_ACTION, LoCoBotSpec, locobot_from_episode
 from hazard_sim.tasks.doze import dataset as ds
 from hazard_sim.tasks.doze import episode_checks
+from hazard_sim.tasks.doze.ros import ROS
 from hazard_sim.tasks.doze.task import ObjectNavMeasure, ObjectNavTask
 from hazard_sim.validation import register_file_kind
 from hazard_sim.world import World
@@ -82,6 +83,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
         table=table,
         progress=_progress,
         recorder=lazy_ref("hazard_sim.tasks.doze.viz:DozeRecorder"),
+        ros=ROS,
         options={"level": level},
     )
 

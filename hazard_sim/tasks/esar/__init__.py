@@ -28,6 +28,7 @@ from hazard_sim.tasks.esar.episode_checks import (  # the altitude ceiling above
     DatasetError,
 )
 from hazard_sim.tasks.esar.look import water_mesh
+from hazard_sim.tasks.esar.ros import ROS
 from hazard_sim.tasks.esar.scenario import episode_from, fingerprint, load_dataset, validate_episode
 from hazard_sim.tasks.esar.task import EsarMeasure, EsarScoring, EsarTask
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
@@ -183,6 +184,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         min_pixels=16,          # reporting a person needs recognition: docs/perception.md, "minimum size"
         json_omit=("wall_time_s",),
         recorder=EsarRecorder,
+        ros=ROS,
         options={"map": map_name},
     )
 

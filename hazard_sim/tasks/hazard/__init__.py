@@ -27,6 +27,7 @@ from hazard_sim.tasks.hazard.dataset import (
 )
 from hazard_sim.tasks.hazard.metrics import aggregate
 from hazard_sim.tasks.hazard.paper import table_rows
+from hazard_sim.tasks.hazard.ros import ROS
 from hazard_sim.tasks.hazard.scenes import build_scene
 from hazard_sim.tasks.hazard.task import RescueMeasure, RescueTask
 from hazard_sim.validation import register_file_kind
@@ -123,6 +124,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         table=table_rows,
         progress=_progress,
         recorder=lazy_ref("hazard_sim.tasks.hazard.viz:EpisodeRecorder"),
+        ros=ROS,
         options={"hazard": hazard},
     )
 
