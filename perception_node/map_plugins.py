@@ -4,9 +4,11 @@ The generic mapping node maps occupancy and remembers objects for every benchmar
 a benchmark's own, it declares in a :class:`MapPlugin`:
 
 * ``field_layers``: a map layer per field its world processes offer (a process's
-  ``channel``): the simulator's image topic of the field, the layer's topic and how its
-  values are packed into an OccupancyGrid (:class:`perception_node.field_layers.LayerScale`);
-  ``layers_info_topic``: where the layers' scales are published (JSON);
+  ``channel``): the simulator's image topic of the field (the spec's
+  :class:`hazard_sim.core.ros_pieces.RosPieces` ``field_topics``, what ``sim_node``
+  publishes), the layer's topic and how its values are packed into an OccupancyGrid
+  (:class:`perception_node.field_layers.LayerScale`); ``layers_info_topic``: where the
+  layers' scales are published (JSON);
 * ``memory_task_keys``: task JSON keys copied into ``objects/memory``;
   ``container_prefixes``: labels starting with these are containers;
 * ``map_kind``: the map the node builds (:data:`perception_node.mapping_node.MAP_KINDS`);
@@ -14,9 +16,10 @@ a benchmark's own, it declares in a :class:`MapPlugin`:
 
 A plug-in is registered (:func:`register_map_plugin`, e.g. by a test's benchmark), or it is
 the module ``map_plugin`` of the benchmark's folder, ``hazard_sim/tasks/<name>/map_plugin.py``:
-plain data (``FIELD_LAYERS``: dicts with ``name``, ``unit``, ``offset``, ``scale``,
-``image_topic``, ``map_topic``; ``LAYERS_INFO_TOPIC``, ``MEMORY_TASK_KEYS``,
-``CONTAINER_PREFIXES``, ``MAP_KIND``), so that the core imports nothing of ROS.
+plain data (``FIELD_LAYERS``: dicts with ``name`` (the channel), ``unit``, ``offset``,
+``scale``, ``map_topic``; ``LAYERS_INFO_TOPIC``, ``MEMORY_TASK_KEYS``,
+``CONTAINER_PREFIXES``, ``MAP_KIND``), so that the core imports nothing of ROS; the image
+topics come from the ``field_topics`` of the specs that package registers.
 A benchmark with neither has none (:data:`NO_PLUGIN`). The node picks the plug-in of the
 ``task`` JSON's ``benchmark`` (``<name>/<variant>``), or the one its ``map_plugin``
 parameter names.
@@ -31,7 +34,8 @@ from hazard_sim.core.registry import Registry
 from perception_node.field_layers import LayerScale
 
 __all__ = ["FieldLayerSpec", "MapPlugin", "NO_PLUGIN", "MAP_PLUGINS", "PLUGIN_MODULE", "register_map_plugin",
-           "unregister_map_plugin", "plugin_name", "load_map_plugin", "plugin_from_module", "builtin_plugins"]
+           "unregister_map_plugin", "plugin_name", "load_map_plugin", "plugin_from_module", "field_topics_of",
+           "builtin_plugins"]
 
 
 @dataclass(frozen=True)
@@ -85,16 +89,20 @@ def plugin_name(benchmark: str | None) -> str:
     return str(benchmark or "").split("/")[0].strip()
 
 
-def plugin_from_module(name: str, module) -> MapPlugin:
-    """A :class:`MapPlugin` from a plug-in module's plain data (see the module docstring)."""
+def plugin_from_module(name: str, module, field_topics: dict[str, str]) -> MapPlugin:
+    """A :class:`MapPlugin` from a plug-in module's plain data (see the module docstring);
+    ``field_topics``: channel -> image topic."""
     where = f"mapping plug-in {module.__name__}"
     layers = []
     for i, d in enumerate(getattr(module, "FIELD_LAYERS", ())):
-        missing = {"name", "unit", "offset", "scale", "image_topic", "map_topic"} - set(d)
+        missing = {"name", "unit", "offset", "scale", "map_topic"} - set(d)
         if missing:
             raise ValueError(f"{where}: FIELD_LAYERS[{i}] lacks {', '.join(sorted(missing))}")
+        if d["name"] not in field_topics:
+            raise ValueError(f"{where}: field {d['name']!r} has no image topic (the spec's ros field_topics: "
+                             f"{dict(field_topics)})")
         layers.append(FieldLayerSpec(str(d["name"]), LayerScale(str(d["unit"]), float(d["offset"]), float(d["scale"])),
-                                     str(d["image_topic"]), str(d["map_topic"])))
+                                     field_topics[d["name"]], str(d["map_topic"])))
     return MapPlugin(name, tuple(layers), str(getattr(module, "LAYERS_INFO_TOPIC", "")),
                      tuple(map(str, getattr(module, "MEMORY_TASK_KEYS", ()))),
                      tuple(map(str, getattr(module, "CONTAINER_PREFIXES", ()))),
@@ -118,7 +126,19 @@ def load_map_plugin(name: str) -> MapPlugin:
         if exc.name is not None and (path == exc.name or path.startswith(exc.name + ".")):
             return NO_PLUGIN
         raise
-    return plugin_from_module(name, module)
+    return plugin_from_module(name, module, field_topics_of(name))
+
+
+def field_topics_of(name: str) -> dict[str, str]:
+    """channel -> image topic of every registered benchmark ``name/...`` (or ``name``), from
+    their specs' RosPieces."""
+    from hazard_sim.core.ros_pieces import ros_pieces
+    from hazard_sim.core.spec import BENCHMARKS
+    topics: dict[str, str] = {}
+    for bid, spec in BENCHMARKS.items():
+        if plugin_name(bid) == name:
+            topics.update(ros_pieces(spec).field_topics)
+    return topics
 
 
 def builtin_plugins() -> list[MapPlugin]:

@@ -1,10 +1,10 @@
 """``mapping_node``: occupancy grid, field layers and object memory (thin ROS 2 node).
 
 Subscribes: ``camera/depth/image_raw`` + ``camera/color/camera_info`` (grouped by exact
-stamp), the field images the benchmark declares (32FC1), ``detections_3d``, ``task`` (map
-bounds, targets, benchmark), ``episode/status`` (held / rescued ids), ``/tf``,
-``/tf_static`` and ``odom`` (odom -> base_link, parameter ``use_odom_tf``;
-:class:`hazard_ros.pose_inputs.PoseInputs`).
+stamp), the field images of the benchmark's layers (32FC1, its RosPieces ``field_topics``),
+``detections_3d``, ``task`` (map bounds, targets, benchmark), ``episode/status`` (held /
+rescued ids), ``/tf``, ``/tf_static`` and ``odom`` (odom -> base_link, parameter
+``use_odom_tf``; :class:`hazard_ros.pose_inputs.PoseInputs`).
 
 Publishes (all transient local, reliable):
 * ``map`` (nav_msgs/OccupancyGrid, frame map): after every depth image, stamped with that

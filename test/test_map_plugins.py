@@ -15,6 +15,7 @@ from perception_node.map_plugins import (
     FieldLayerSpec,
     MapPlugin,
     builtin_plugins,
+    field_topics_of,
     load_map_plugin,
     plugin_from_module,
     plugin_name,
@@ -27,6 +28,8 @@ from perception_node.mapping import MappingCore, ObjectMemory, ObjectObservation
 def test_hazard_declares_its_two_field_layers_and_memory_keys():
     p = load_map_plugin(plugin_name("hazard/flood"))
     assert p.name == "hazard" and p.map_kind == ""
+    # the image topics are the ones HAZARD's ROS pieces give sim_node (one declaration)
+    assert field_topics_of("hazard") == {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
     assert [(f.name, f.image_topic, f.map_topic) for f in p.field_layers] == [
         ("temperature", "thermal/image_raw", "hazard/temperature"),
         ("water_level", "water_level/image_raw", "hazard/water_level")]
@@ -61,16 +64,20 @@ def test_registered_plugin_wins_and_is_removed_again():
 
 def test_malformed_declarations_say_what_is_wrong():
     mod = types.ModuleType("x.map_plugin")
-    mod.FIELD_LAYERS = ({"name": "t", "unit": "C", "offset": 0.0, "image_topic": "a", "map_topic": "b"},)
+    topics = {"t": "t/image_raw"}
+    mod.FIELD_LAYERS = ({"name": "t", "unit": "C", "offset": 0.0, "map_topic": "b"},)
     with pytest.raises(ValueError, match=r"x.map_plugin: FIELD_LAYERS\[0\] lacks scale"):
-        plugin_from_module("x", mod)
-    mod.FIELD_LAYERS = ({"name": "t", "unit": "C", "offset": 0.0, "scale": 1.0, "image_topic": "a", "map_topic": "b"},)
+        plugin_from_module("x", mod, topics)
+    mod.FIELD_LAYERS = ({"name": "t", "unit": "C", "offset": 0.0, "scale": 1.0, "map_topic": "b"},)
     with pytest.raises(ValueError, match="need a layers_info_topic"):
-        plugin_from_module("x", mod)
+        plugin_from_module("x", mod, topics)
     mod.LAYERS_INFO_TOPIC = "x/info"
+    assert plugin_from_module("x", mod, topics).layer("t").image_topic == "t/image_raw"
+    with pytest.raises(ValueError, match=r"field 't' has no image topic \(the spec's ros field_topics: \{\}\)"):
+        plugin_from_module("x", mod, {})
     mod.FIELD_LAYERS = mod.FIELD_LAYERS * 2
     with pytest.raises(ValueError, match="named twice"):
-        plugin_from_module("x", mod)
+        plugin_from_module("x", mod, topics)
     with pytest.raises(ValueError, match="scale > 0"):
         LayerScale("C", 0.0, 0.0)
 

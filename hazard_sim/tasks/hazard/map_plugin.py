@@ -4,18 +4,16 @@ reads it when the ``task`` names a HAZARD benchmark, so nothing here imports ROS
 The fields of HAZARD's processes (their ``channel``: the fire's temperature, the flood's
 water level; the wind has none) become map layers, published as nav_msgs/OccupancyGrid
 with values packed into 0..100 (value = offset + scale * cell, -1 unknown); their scales go
-out as JSON on ``LAYERS_INFO_TOPIC``. ``image_topic`` is where the simulator publishes the
-field's image (sensor_msgs/Image 32FC1, aligned with the depth image).
+out as JSON on ``LAYERS_INFO_TOPIC``. The images they are made from are the field topics of
+HAZARD's ROS pieces (``ros.py``: ``thermal/image_raw``, ``water_level/image_raw``).
 """
 from __future__ import annotations
 
 FIELD_LAYERS = (
     # 0..1000 C (burning objects are about 600 C)
-    {"name": "temperature", "unit": "C", "offset": 0.0, "scale": 10.0,
-     "image_topic": "thermal/image_raw", "map_topic": "hazard/temperature"},
+    {"name": "temperature", "unit": "C", "offset": 0.0, "scale": 10.0, "map_topic": "hazard/temperature"},
     # 0..2 m (the flood tops out at 1.5 m)
-    {"name": "water_level", "unit": "m", "offset": 0.0, "scale": 0.02,
-     "image_topic": "water_level/image_raw", "map_topic": "hazard/water_level"},
+    {"name": "water_level", "unit": "m", "offset": 0.0, "scale": 0.02, "map_topic": "hazard/water_level"},
 )
 LAYERS_INFO_TOPIC = "hazard/layers_info"
 #: the task JSON's hazard name goes into objects/memory
