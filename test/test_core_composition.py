@@ -62,8 +62,6 @@ KNOWN_VIOLATIONS = {
     "hazard_ros/msg_guards.py": (1, 'the "hazard" key of HAZARD\'s task JSON (item 2: the task declares its guards)'),
     "hazard_ros/sim_params.py": (2, "sim_node's deprecated hazards_affect_agent parameter, kept for one release"),
     "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
-    "perception_node/mapping.py": (41, "HAZARD's hazard layers and object memory, the flying-body branch (item 2)"),
-    "perception_node/mapping_node.py": (29, "HAZARD's hazard layer topics (item 2)"),
     "perception_node/perception_node.py": (6, "imports DOZE's goal_class; DOZE / ESAR branches (item 2)"),
     "planner_node/decision_node.py": (27, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
     "planner_node/doze_decision.py": (48, "DOZE's decision node (item 2: into DOZE's ROS plug-in)"),

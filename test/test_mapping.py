@@ -1,4 +1,5 @@
-"""Occupancy from a synthetic depth image of a wall, hazard layers, object memory."""
+"""Occupancy from a synthetic depth image of a wall, field layers (HAZARD's, from its mapping
+plug-in), object memory."""
 from __future__ import annotations
 
 import json
@@ -7,19 +8,22 @@ import numpy as np
 import pytest
 
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
+from perception_node.map_plugins import load_map_plugin
 from perception_node.mapping import (
     FREE,
-    LAYER_SCALES,
     OCCUPIED,
     UNKNOWN,
-    HazardLayer,
+    FieldLayer,
     MappingCore,
     ObjectMemory,
     ObjectObservation,
     OccupancyMapper,
     depth_points,
-    hazard_reading,
+    field_reading,
 )
+
+HAZARD = load_map_plugin("hazard")
+SCALES = {f.name: f.scale for f in HAZARD.field_layers}         # HAZARD's temperature and water level
 
 CAM = CameraSpec(width=64, height=48, hfov_deg=90.0)
 K = CAM.intrinsics()
@@ -96,12 +100,12 @@ def test_occupancy_ignores_boxes_and_out_of_bounds():
     assert (occ == FREE).any()
 
 
-def test_hazard_layers_max_per_frame_latest_across_frames():
+def test_field_layers_max_per_frame_latest_across_frames():
     depth, wall = wall_scene()
     pts = depth_points(depth, K, pose())
     thermal = np.where(wall, 120.0, 20.0).astype(np.float32)
     m = OccupancyMapper(BOUNDS, step=1)
-    layer = HazardLayer(m.spec, "temperature")
+    layer = FieldLayer(m.spec, "temperature", SCALES["temperature"])
     assert layer.update(pts, thermal, 1.0) > 0
     c = m.spec.to_cell
     assert layer.values[c((3.05, 0.0))] == 120.0
@@ -109,25 +113,25 @@ def test_hazard_layers_max_per_frame_latest_across_frames():
     assert np.isnan(layer.values[c((4.5, 0.0))])
     packed = layer.occupancy()
     assert packed[c((3.05, 0.0))] == 12 and packed[c((2.0, 0.0))] == 2 and packed[c((4.5, 0.0))] == -1
-    np.testing.assert_allclose(LAYER_SCALES["temperature"].unpack(packed[c((3.05, 0.0))]), 120.0)
+    np.testing.assert_allclose(SCALES["temperature"].unpack(packed[c((3.05, 0.0))]), 120.0)
     layer.update(pts, thermal * 0.5, 2.0)                       # it cooled down: latest wins
     assert layer.values[c((3.05, 0.0))] == 60.0 and layer.peak[c((3.05, 0.0))] == 120.0
     assert layer.updated[c((3.05, 0.0))] == 2.0
     assert layer.scale.pack(np.array([5000.0, -3.0])).tolist() == [100, 0]
 
-    water = HazardLayer(m.spec, "water_level")
+    water = FieldLayer(m.spec, "water_level", SCALES["water_level"])
     water.update(pts, np.where(wall, 0.0, 0.4).astype(np.float32), 1.0)
     assert water.values[c((2.0, 0.0))] == pytest.approx(0.4)
     assert water.occupancy()[c((2.0, 0.0))] == 20
     assert water.info()["unit"] == "m" and water.info()["scale"] == 0.02
 
 
-def test_hazard_reading_projects_the_box():
+def test_field_reading_projects_the_box():
     img = np.zeros((CAM.height, CAM.width), np.float32)
     img[20:28, 28:36] = 300.0                                  # hot patch around the image centre
-    reading = hazard_reading(img, K, pose(), center=(2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2))
+    reading = field_reading(img, K, pose(), center=(2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2))
     assert reading == 300.0
-    assert np.isnan(hazard_reading(img, K, pose(), center=(-2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2)))
+    assert np.isnan(field_reading(img, K, pose(), center=(-2.0, 0.0, 1.0), size=(0.2, 0.2, 0.2)))
 
 
 TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}],
@@ -135,7 +139,8 @@ TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}],
 
 
 def test_object_memory_ids_association_and_status():
-    mem = ObjectMemory(TASK, match_radius=0.5)
+    mem = ObjectMemory(TASK, match_radius=0.5, container_prefixes=HAZARD.container_prefixes,
+                       task_keys=HAZARD.memory_task_keys)
     ids = mem.update([ObjectObservation("backpack", np.array([1.0, 1.0, 0.2]), np.full(3, 0.3), 1.0, 1003, 80.0),
                       ObjectObservation("cart", np.array([4.0, 0.0, 0.5]), np.full(3, 0.8), 1.0, 40)], 0.5)
     assert ids == [1003, 40]
@@ -175,9 +180,9 @@ def test_object_memory_ids_association_and_status():
 
 def test_mapping_core_orders_streams_by_stamp():
     depth, wall = wall_scene()
-    core = MappingCore(BOUNDS, step=1, task=TASK)
+    core = MappingCore(BOUNDS, step=1, task=TASK, layers=SCALES)
     thermal = np.where(wall, 150.0, 30.0).astype(np.float32)
-    assert core.add_hazard(1.0, "temperature", thermal) is False          # waits for its depth
+    assert core.add_field(1.0, "temperature", thermal) is False          # waits for its depth
     assert core.add_depth(1.0, depth, K, pose()) == ["temperature"]
     assert core.last_depth_stamp == 1.0
     c = core.spec.to_cell
@@ -194,10 +199,10 @@ def test_mapping_core_orders_streams_by_stamp():
     d = core.memory_dict(7.0)
     assert d["reading_unit"] == "C" and len(d["objects"]) == 2
     assert set(core.layers_info()) == {"temperature", "water_level"}
-    with pytest.raises(ValueError, match="unknown hazard layer"):
-        core.add_hazard(1.0, "radiation", thermal)
+    with pytest.raises(ValueError, match="unknown field layer"):
+        core.add_field(1.0, "radiation", thermal)
     with pytest.raises(ValueError, match="does not match"):
-        core.add_hazard(1.0, "water_level", thermal[:10])
+        core.add_field(1.0, "water_level", thermal[:10])
 
 
 def moved_pose(x: float, y: float) -> np.ndarray:
@@ -212,12 +217,12 @@ def test_tiled_mapping_core_on_a_5km_map_matches_the_dense_one():
     depth, wall = wall_scene()
     thermal = np.where(wall, 150.0, 30.0).astype(np.float32)
     ox, oy = 2500.0, 1200.0
-    small = MappingCore((ox - 1.0, oy - 5.0, ox + 6.0, oy + 5.0), step=1, tile=0)
-    big = MappingCore((0.0, 0.0, 5000.0, 5000.0), step=1)
+    small = MappingCore((ox - 1.0, oy - 5.0, ox + 6.0, oy + 5.0), step=1, tile=0, layers=SCALES)
+    big = MappingCore((0.0, 0.0, 5000.0, 5000.0), step=1, layers=SCALES)
     assert not small.spec.tiled and big.spec.tiled and big.spec.shape == (50000, 50000)
     for core in (small, big):
         core.add_depth(1.0, depth, K, moved_pose(ox, oy))
-        assert core.add_hazard(1.0, "temperature", thermal)
+        assert core.add_field(1.0, "temperature", thermal)
         core.occupancy_map.clear_boxes([(np.array([ox + 3.05, oy - 1.0, 1.0]), np.array([0.1, 0.1, 1.0]))])
     win = big.spec.window_covering([small.spec.bounds[:2], np.array(small.spec.bounds[2:]) - 0.05], 0.0)
     assert win.shape == small.spec.shape
@@ -231,7 +236,7 @@ def test_tiled_mapping_core_on_a_5km_map_matches_the_dense_one():
 
 
 def test_reading_layer_comes_from_the_channel_not_the_task_name():
-    core = MappingCore(BOUNDS, step=1, task={"hazard": "anything", "channel": "water_level"})
+    core = MappingCore(BOUNDS, step=1, task={"hazard": "anything", "channel": "water_level"}, layers=SCALES)
     assert core.reading_layer() == "water_level" and core.memory_dict()["reading_unit"] == "m"
     core.set_task({"channel": None})                  # a hazard without an image channel
     assert core.reading_layer() is None and core.memory_dict()["reading_unit"] == ""
@@ -239,7 +244,7 @@ def test_reading_layer_comes_from_the_channel_not_the_task_name():
     assert core.reading_layer() is None
     depth, _ = wall_scene()
     core.add_depth(1.0, depth, K, pose())
-    core.add_hazard(1.0, "temperature", np.full(depth.shape, 40.0, np.float32))
+    core.add_field(1.0, "temperature", np.full(depth.shape, 40.0, np.float32))
     assert core.reading_layer() == "temperature"
-    core.add_hazard(1.0, "water_level", np.zeros(depth.shape, np.float32))
+    core.add_field(1.0, "water_level", np.zeros(depth.shape, np.float32))
     assert core.reading_layer() is None                       # two fed layers: ambiguous

@@ -54,8 +54,8 @@ WALL_DEPTH = 3.05                  # wall at map x = 3.55 (a cell centre)
 OBJ_ID, WALL_ID, FLOOR_ID = 1000, 5, 1
 OBJ_ROWS, OBJ_COLS = slice(30, 38), slice(28, 36)
 OBJ_DEPTH = 2.0
-TASK = {"hazard": "fire", "targets": [{"category": "backpack", "value": 5}], "containers": {},
-        "bounds": [-1.0, -5.0, 6.0, 5.0], "episode": 0}
+TASK = {"benchmark": "hazard/fire", "hazard": "fire", "targets": [{"category": "backpack", "value": 5}],
+        "containers": {}, "bounds": [-1.0, -5.0, 6.0, 5.0], "episode": 0}
 
 
 def spin_until(executor, predicate, timeout_s=WAIT_S, step=None) -> bool:
