@@ -57,6 +57,9 @@ class RosPorts:
     approach: Callable[..., tuple] | None = None
     #: metres -> (Status, reason): the drive_on_heading goal (exact arrival only)
     drive: Callable[[float], tuple] | None = None
+    #: object id -> (Status, reason): pick up the named object (hazard_msgs/srv/PickUp); without
+    #: it ``pick_up`` falls back to the Trigger, which takes the nearest reachable target
+    pick_object: Callable[[int], tuple] | None = None
     walk_to_frames: int = 100
     #: the navigator reaches goals exactly (lock-step with the gait follower): plan the
     #: stand-off without the pure-pursuit follower's position tolerance
@@ -197,6 +200,9 @@ class RosLocomotion(Locomotion):
         return Outcome(status, reason)
 
     def pick_up(self, object_id):
+        if self.ports.pick_object is not None:
+            status, reason = self.ports.pick_object(int(object_id))
+            return OK if status is Status.SUCCEEDED else Outcome(status, reason)
         return self._hands("pick_up")
 
     def drop(self):

@@ -127,6 +127,22 @@ def test_hands_report_the_service_status():
     assert robot.triggers == ["pick_up"] and out.status is Status.OUT_OF_REACH
 
 
+def test_pick_up_names_its_object_when_the_robot_can():
+    """With a pick_object port (hazard_msgs/srv/PickUp) pick_up(3) asks for object 3, not for
+    the Trigger's nearest target; drop still uses the Trigger."""
+    from dataclasses import replace
+    robot, asked = FakeRobot(), []
+    ports = replace(robot.ports(), pick_object=lambda oid: asked.append(oid) or (Status.SUCCEEDED, ""))
+    loco = RosLocomotion(ports, agent_with(), robot.wait_frame("start"))
+    assert run_action(loco, parse_action(("pick_up", 3))).status is Status.SUCCEEDED
+    assert asked == [3] and robot.triggers == []
+    ports = replace(ports, pick_object=lambda oid: (Status.OUT_OF_REACH, f"{oid} is 3.1 m away"))
+    out = run_action(RosLocomotion(ports, agent_with(), robot.wait_frame("again")), parse_action(("pick_up", 4)))
+    assert out.status is Status.OUT_OF_REACH and out.message == "4 is 3.1 m away"
+    run_action(loco, parse_action(("drop",)))
+    assert robot.triggers == ["drop"]
+
+
 def test_embedded_and_ros_share_the_programs():
     """Both locomotions implement the same primitives; the actions are the same functions."""
     assert set(controllers.PROGRAMS) == {"walk_to", "pick_up", "drop", "explore", "move_by", "turn_by",

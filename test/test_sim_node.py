@@ -401,7 +401,7 @@ def test_sim_node_imports_only_the_requested_benchmark_and_serves_its_services()
     at_import, loaded, services = json.loads(proc.stdout.strip().splitlines()[-1])
     assert at_import == []
     assert loaded == ["hazard_ros.plugins.hazard", "hazard_sim.tasks.hazard"]
-    assert services == ["/done", "/drop", "/pick_up", "/sim/step", "/stop"]
+    assert services == ["/done", "/drop", "/pick_up", "/pick_up_object", "/sim/step", "/stop"]
 
 
 def test_ground_truth_topics_off_leaves_out_the_named_cameras_segmentation(ctx):
@@ -417,5 +417,47 @@ def test_ground_truth_topics_off_leaves_out_the_named_cameras_segmentation(ctx):
         assert not [t for t in h.sim.pubs if "segmentation" in t or t.startswith("world/")]
         assert {"reports", "altimeter/range", "lidar/points"} <= set(h.sim.pubs)      # the referee's echo, sensors
         assert h.call("sim/step").success
+    finally:
+        h.close()
+
+
+def test_pick_up_object_takes_the_named_object_not_the_nearest(ctx):
+    """hazard_msgs/srv/PickUp: the agent names its object (HAZARD's pick_up(object)); the Trigger
+    pick_up would take the nearest observed target instead (over ROS, fire test 24 once rescued
+    another umbrella than the one the agent asked for)."""
+    from hazard_msgs.srv import PickUp
+
+    from hazard_sim.geometry import Box
+    h = Harness(ctx, task="fire", lockstep=True)
+    try:
+        env = h.sim.env
+        near, far = [o for o in env.world.targets() if o.location == "scene"][:2]
+        spots = [env.agent.xy + d for d in (np.array([0.6, 0.0]), np.array([-0.6, 0.0]), np.array([0.0, 0.6]),
+                                            np.array([0.0, -0.6]), np.array([1.2, 0.0]), np.array([-1.2, 0.0]),
+                                            np.array([0.0, 1.2]), np.array([0.0, -1.2]))]
+        free = [p for p in spots if not env.line_blocked(env.agent.xy, np.array([p[0], p[1], 0.3]))]
+        free.sort(key=lambda p: float(np.linalg.norm(p - env.agent.xy)))
+        assert len(free) >= 2
+        for obj, xy in ((near, free[0]), (far, free[-1])):
+            centre = np.array([xy[0], xy[1], obj.box.center[2]])
+            obj.box = Box(centre, obj.box.half, obj.box.rot)
+            if env.world.physics is not None and obj.body >= 0:
+                env.world.physics.set_pose(obj.body, centre)
+            env.observed_ids.add(obj.id)
+        client = h.probe.create_client(PickUp, "pick_up_object")
+        assert h.spin_until(client.service_is_ready), "pick_up_object is not served"
+
+        def pick(object_id):
+            fut = client.call_async(PickUp.Request(object_id=object_id))
+            assert h.spin_until(fut.done), "no response from pick_up_object"
+            return fut.result()
+
+        from hazard_sim import teleop
+        assert teleop.nearest_reachable_target(env)[0] == near.id       # what the Trigger would take
+        res = pick(987654)
+        assert not res.success and res.message
+        res = pick(far.id)
+        assert res.success, res.message
+        assert env.agent.held is far                     # the named one, though `near` is nearer
     finally:
         h.close()

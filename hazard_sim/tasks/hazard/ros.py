@@ -8,6 +8,8 @@ ROS = RosPieces(
     # pick_up: the nearest observed reachable target (the plug-in chooses it); drop: into the bag /
     # the nearest container; done and stop: the task's stop action
     services={"pick_up": None, "drop": ("drop",), "done": ("stop",), "stop": "stop"},
+    # pick_up_object: the object the agent names (HAZARD's pick_up(object)), by instance id
+    typed_services={"pick_up_object": "hazard_msgs/srv/PickUp"},
     field_topics={"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"},
     # the task's containers that are scene parts (the carts) beside the entities on world/objects
     plugin="hazard_ros.plugins.hazard:HazardPlugin",
