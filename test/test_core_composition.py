@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium
@@ -232,3 +233,18 @@ def test_lazy_ref_imports_on_first_call():
     assert get_spec("hazard/fire").recorder.__name__ == "hazard_sim.tasks.hazard.viz:EpisodeRecorder"
     with pytest.raises(ModuleNotFoundError):
         lazy_ref("hazard_sim.no_such_module:X")()
+
+
+def test_gymnasium_make_from_a_fresh_interpreter():
+    """README's form: Gymnasium imports hazard_sim.gym_envs (the part before ':'), which registers
+    every shipped benchmark's id; nothing else imported first."""
+    code = ("import gymnasium\n"
+            "env = gymnasium.make('hazard_sim.gym_envs:hazard_stack/hazard-fire-v1')\n"
+            "print(type(env.unwrapped).__name__, env.spec.max_episode_steps,\n"
+            "      sorted(k for k in gymnasium.registry if k.startswith('hazard_stack/')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    name, steps, ids = out.stdout.split(" ", 2)
+    assert name == "EmbodiedEnv" and int(steps) > 0
+    for gid in ("hazard_stack/hazard-fire-v1", "hazard_stack/doze-level1-v1", "hazard_stack/esar-v1"):
+        assert gid in ids
