@@ -27,7 +27,7 @@ _FORMS = sorted({f for n in BENCHMARK_NAMES for f in (n, n.capitalize(), n.upper
 NAME = re.compile(r"(?<![A-Za-z])(?:%s)(?![a-z])" % "|".join(_FORMS))
 #: the project's own names, not a benchmark's: its packages, its environment variables and its command
 #: (``hazard run`` ...), taken out of a line before it is checked
-PROJECT_NAMES = re.compile(r"hazard_(?:sim|ros|stack|launch)\b|\bHAZARD_[A-Z][A-Z_]*"
+PROJECT_NAMES = re.compile(r"hazard_(?:sim|ros|stack|launch|msgs)\b|\bHAZARD_[A-Z][A-Z_]*"
                            r"|\bhazard(?= (?:run|bench|table|benchmarks|dataset|train-ppo|perception)\b)"
                            r"|prog=\"hazard\"")
 #: the generic layers: the core outside the benchmarks' folders (hazard_sim/tasks/<name>/) and the ROS packages

@@ -26,7 +26,7 @@ class RosPieces:
     #: "module:Class" of the sim-node plug-in (hazard_ros.plugins.SimPlugin); "" none
     plugin: str = ""
     #: services of other types than Trigger that the plug-in serves -> ROS type
-    #: (e.g. HAZARD's ``pick_up_object``, ``hazard_msgs/srv/PickUp``)
+    #: (e.g. a pick-up by object id, ``hazard_msgs/srv/PickUp``)
     typed_services: dict[str, str] = field(default_factory=dict)
     #: topics the plug-in publishes / takes -> ROS type
     topics: dict[str, str] = field(default_factory=dict)
