@@ -69,6 +69,32 @@ def classes_from_task(task: dict) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def clear_small(seg: np.ndarray, labels: dict, min_pixels: int) -> np.ndarray:
+    """The ground-truth track's minimum-size rule on an instance-id image: labelled instances
+    with fewer than ``min_pixels`` pixels cleared to 0 (the instances the groundtruth backend
+    would return, painted back; done on the id image directly). The same image object is
+    returned when nothing is cleared. The ROS perception node publishes exactly this as its
+    instance image with the ``groundtruth`` backend."""
+    seg = np.asarray(seg)
+    if seg.size == 0 or min_pixels <= 1:
+        return seg
+    top, low = int(seg.max()), int(seg.min())
+    if low >= 0 and top < (1 << 20):          # the usual ids: a histogram and a look-up table (fast)
+        counts = np.bincount(seg.ravel(), minlength=top + 1)
+        ids = np.nonzero((counts > 0) & (counts < min_pixels))[0]
+        small = [i for i in ids.tolist() if i > 0 and (i in labels or str(i) in labels)]
+        if not small:
+            return seg
+        drop = np.zeros(top + 1, bool)
+        drop[small] = True
+        return np.where(drop[seg], 0, seg).astype(seg.dtype, copy=False)
+    u, c = np.unique(seg, return_counts=True)
+    small = [int(i) for i in u[c < min_pixels].tolist() if i > 0 and (i in labels or str(i) in labels)]
+    if not small:
+        return seg
+    return np.where(np.isin(seg, small), 0, seg).astype(seg.dtype, copy=False)
+
+
 @dataclass(frozen=True)
 class PerceptionSettings:
     """What the agents see through. ``min_pixels`` None: the benchmark's default."""
@@ -186,25 +212,7 @@ class EmbeddedPerception:
         return rasterize(insts, gt_seg.shape, ids)
 
     def _groundtruth(self, seg: np.ndarray, labels: dict) -> np.ndarray:
-        """Labelled instances under ``min_pixels`` cleared (the same instances the
-        groundtruth backend returns, painted back; done on the id image directly)."""
-        if seg.size == 0:
-            return seg
-        top, low = int(seg.max()), int(seg.min())
-        if low >= 0 and top < (1 << 20):          # the usual ids: a histogram and a look-up table (fast)
-            counts = np.bincount(seg.ravel(), minlength=top + 1)
-            ids = np.nonzero((counts > 0) & (counts < self.min_pixels))[0]
-            small = [i for i in ids.tolist() if i > 0 and (i in labels or str(i) in labels)]
-            if not small:
-                return seg
-            drop = np.zeros(top + 1, bool)
-            drop[small] = True
-            return np.where(drop[seg], 0, seg).astype(seg.dtype, copy=False)
-        u, c = np.unique(seg, return_counts=True)
-        small = [int(i) for i in u[c < self.min_pixels].tolist() if i > 0 and (i in labels or str(i) in labels)]
-        if not small:
-            return seg
-        return np.where(np.isin(seg, small), 0, seg).astype(seg.dtype, copy=False)
+        return clear_small(seg, labels, self.min_pixels)
 
     def _ground(self, inst, gt_seg, depth, K, pose) -> int:
         m = inst.full_mask(gt_seg.shape)
