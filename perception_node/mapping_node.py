@@ -47,29 +47,26 @@ import time
 
 import numpy as np
 from geometry_msgs.msg import Point
-from nav_msgs.msg import OccupancyGrid, Odometry
+from nav_msgs.msg import OccupancyGrid
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2
 from std_msgs.msg import ColorRGBA, Header, String
-from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import Detection3DArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from hazard_ros import conversions as conv
 from hazard_ros import msg_guards as mg
 from hazard_ros.params import as_bool
+from hazard_ros.pose_inputs import PoseInputs
 from hazard_ros.ros_node_main import run_node
-from hazard_ros.tf_math import TfBuffer
 from hazard_sim.navigation.maps import Window
 from perception_node.mapping import HeightMapCore, MappingCore, ObjectObservation
 from perception_node.perception_node import (
     LATCHED,
     RELIABLE,
-    TF_QOS,
-    add_odometry_to_tf,
     declare_sensor_qos,
     depth_image,
 )
@@ -208,7 +205,6 @@ class MappingNode(Node):
         self.status: dict | None = None
         self._early_hazards: list = []
         self.sync = StampSync({"depth", "info"}, max_pending=10)
-        self.tf = TfBuffer()
         self.tf_queue = TfWaitQueue(tf_timeout, max_len=10)
         self.stats = {"depth_frames": 0, "hazard_frames": 0, "detection_msgs": 0, "no_tf": 0, "map_s": 0.0}
 
@@ -233,10 +229,7 @@ class MappingNode(Node):
         self.create_subscription(Detection3DArray, "detections_3d", self._on_detections, RELIABLE)
         self.create_subscription(String, "task", self._on_task, LATCHED)
         self.create_subscription(String, "episode/status", self._on_status, LATCHED)
-        self.create_subscription(TFMessage, "/tf", lambda m: self._on_tf(m, False), TF_QOS)
-        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), LATCHED)
-        if use_odom_tf:
-            self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
+        self.poses = PoseInputs(self, on_change=self._flush, odom=use_odom_tf, odom_qos=cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.window: Window | None = None
         if self.param_bounds:
@@ -317,8 +310,8 @@ class MappingNode(Node):
         if self.height is None:
             return
         ready = self.height_queue.pop_ready(
-            lambda s, g: (self.tf.lookup(self.map_frame, g["depth"].header.frame_id, s),
-                          self.tf.lookup(self.map_frame, "base_link", s)), time.monotonic())
+            lambda s, g: (self.poses.lookup(self.map_frame, g["depth"].header.frame_id, s),
+                          self.poses.pose(self.map_frame, s)), time.monotonic())
         for stamp_ns, group, T, note in ready:
             if T is None:
                 self.stats["no_tf"] += 1
@@ -354,23 +347,6 @@ class MappingNode(Node):
                 self.status.get("held"), self.status.get("rescued_ids", [])):
             self._publish_objects(None)
 
-    def _on_tf(self, msg: TFMessage, static: bool) -> None:
-        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
-        try:
-            self.tf.add_message(transforms, static=static)
-        except ValueError as exc:
-            self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
-        self._flush()
-
-    def _on_odom(self, msg: Odometry) -> None:
-        if not mg.guard(self).odometry("odom", msg):
-            return
-        try:
-            add_odometry_to_tf(self.tf, msg)
-        except ValueError as exc:
-            self.get_logger().warning(f"odometry not usable as TF: {exc}", throttle_duration_sec=5.0)
-        self._flush()
-
     # ------------------------------------------------------------------ depth -> map
     def _on_camera(self, key: str, msg) -> None:
         g = mg.guard(self)
@@ -384,7 +360,7 @@ class MappingNode(Node):
     def _flush(self) -> None:
         self._flush_height()
         ready = self.tf_queue.pop_ready(
-            lambda s, g: self.tf.lookup(self.map_frame, g["depth"].header.frame_id, s),
+            lambda s, g: self.poses.lookup(self.map_frame, g["depth"].header.frame_id, s),
             time.monotonic(), hold=lambda g: self.core is None)
         for stamp_ns, group, T, note in ready:
             if T is None:
@@ -460,7 +436,7 @@ class MappingNode(Node):
         T = None
         if frame.lstrip("/") != self.map_frame:
             try:
-                T = self.tf.lookup(self.map_frame, frame, stamp_ns)
+                T = self.poses.lookup(self.map_frame, frame, stamp_ns)
             except LookupError as exc:
                 self.get_logger().warning(f"detections_3d in {frame!r} dropped: {exc}", throttle_duration_sec=5.0)
                 return
