@@ -15,8 +15,10 @@ Their content by backend (:class:`FrameInstances`):
 
 * ``groundtruth``: the image is the simulator's segmentation after the minimum-size rule
   (:func:`hazard_sim.perception.embedded.clear_small`: exactly what the embedded runner's
-  ``--perception groundtruth`` gives agents), the labels the simulator's label map, and the
-  objects the simulator's true boxes (``world/objects`` of the frame) of the ids seen so far;
+  ``--perception groundtruth`` gives agents, with the cleared pixels marked by their negated id
+  instead of 0: something too small to be recognised, which a walking map still counts as the
+  thing it is), the labels the simulator's label map, and the objects the simulator's true
+  boxes (``world/objects`` of the frame) of the ids seen so far;
 * ``onnx`` / ``yolo`` / ``yolo_world``: the detector's instances (box-only ones get a mask
   from the box and depth), placed in the map by depth and TF and given stable ids by a
   :class:`hazard_sim.perception.tracking.Tracker` (same label, 3-D position within a gate);
@@ -75,7 +77,7 @@ class FrameInstances:
 
     def from_segmentation(self, seg: np.ndarray, labels: dict, truth: Detection3DArray | None):
         """(instance image, labels, object Detection3Ds) of the groundtruth backend."""
-        img = clear_small(np.asarray(seg), labels, self.min_pixels).astype(np.int32, copy=False)
+        img = clear_small(np.asarray(seg).astype(np.int32, copy=False), labels, self.min_pixels, negate=True)
         ids = np.unique(img)
         self.seen.update(int(i) for i in ids.tolist() if i > 0 and (int(i) in labels or str(int(i)) in labels))
         if truth is not None:
@@ -110,7 +112,8 @@ class TruthBoxes:
 
     ``wait`` (lock-step): a frame's outputs wait for the world/objects of exactly its stamp
     (the simulator publishes it right after the frame's images), at most ``timeout`` s of
-    wall time, then take the newest one; frames leave in order. Free-run: the newest one not
+    wall time, then take the newest one (none ever: the frames after that one do not wait);
+    frames leave in order. Free-run: the newest one not
     after the frame (world/objects comes only when something moved)."""
 
     def __init__(self, wait: bool, timeout: float, keep: int = 20):
@@ -118,6 +121,7 @@ class TruthBoxes:
         self.by_stamp: dict[int, object] = {}
         self.latest = None
         self.waiting: list = []
+        self.none_came = False          # a frame waited its time and no world/objects has ever come
 
     def add(self, msg) -> None:
         self.latest = msg
@@ -130,7 +134,8 @@ class TruthBoxes:
         frame's own message may still come."""
         if stamp_ns in self.by_stamp:
             return self.by_stamp[stamp_ns]
-        if self.wait and self.latest is not None and conv.time_to_ns(self.latest.header.stamp) < stamp_ns:
+        if self.wait and (conv.time_to_ns(self.latest.header.stamp) < stamp_ns if self.latest is not None
+                          else not self.none_came):
             return False
         older = [s for s in self.by_stamp if s <= stamp_ns]
         return self.by_stamp[max(older)] if older else None
@@ -146,6 +151,7 @@ class TruthBoxes:
             truth = self.of(stamp_ns)
             if truth is False and now < deadline:
                 break
+            self.none_came = self.none_came or self.latest is None
             self.waiting.pop(0)
             out.append((item, self.latest if truth is False else truth))
         return out

@@ -59,25 +59,21 @@ import sys
 import time
 from dataclasses import replace
 
-from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import Header, String
-from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import (
     Detection2DArray,
     Detection3DArray,
-    LabelInfo,
 )
 
 from hazard_ros import conversions as conv
 from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
+from hazard_ros.node_inputs import NodeInputs
 from hazard_ros.ros_node_main import run_node
-from hazard_ros.tf_math import TfBuffer
 from hazard_sim.perception.embedded import classes_from_task
 from hazard_sim.perception.instances import keep_seen
 from hazard_sim.perception.vocabulary import labels_in_vocabulary
@@ -211,27 +207,20 @@ class PerceptionNode(Node):
         # lock-step: the boxes of exactly the frame's stamp
         self.truth = TruthBoxes(self.true_boxes and qos_kind == "transient_local", self.tf_timeout)
         self.sync = StampSync(keys, max_pending=10)
-        self.tf = TfBuffer()
         self.tf_queue = TfWaitQueue(self.tf_timeout, max_len=10)
         self.stats = {"frames": 0, "detections": 0, "detections_3d": 0, "no_tf": 0, "detect_s": 0.0,
                       "project_s": 0.0}
 
-        topics = {"rgb": ("camera/color/image_raw", Image), "depth": ("camera/depth/image_raw", Image),
-                  "info": ("camera/color/camera_info", CameraInfo),
-                  "seg": ("camera/segmentation/image_raw", Image)}
-        for key in sorted(keys):
-            topic, cls = topics[key]
-            self.create_subscription(cls, topic, lambda m, k=key: self._on_camera(k, m), cam_qos)
+        self.inputs = NodeInputs(self)
+        self._subscribe_camera("camera/color/image_raw", "camera/depth/image_raw", "camera/color/camera_info",
+                               "camera/segmentation/image_raw", self._on_camera, "camera {}")
         if self.detector.needs_segmentation:
-            self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, LATCHED)
+            self.inputs.label_info("camera/segmentation/label_info", LATCHED, self._on_labels)
         if self.true_boxes:
             self.create_subscription(Detection3DArray, "world/objects", self._on_truth, cam_qos)
-        self.create_subscription(String, "task", self._on_task, LATCHED)
+        self.inputs.json("task", self._on_task, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         self.create_subscription(String, "perception/set_classes", self._on_set_classes, RELIABLE)
-        self.create_subscription(TFMessage, "/tf", lambda m: self._on_tf(m, False), TF_QOS)
-        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), LATCHED)
-        if self.use_odom_tf:
-            self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
+        self.poses = self.inputs.poses(on_change=self._flush, odom=self.use_odom_tf, odom_qos=cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
         classes = self.class_list if self.classes_source != "none" else "from task"
         self.get_logger().info(f"detector {self.detector.name}, classes {classes}, camera topics {qos_kind}")
@@ -269,12 +258,9 @@ class PerceptionNode(Node):
             "detector": self.detector.name, "source": self.classes_source,
             "unknown": self.unknown_classes, "error": self.class_error,
             "vocabulary": "simulator" if self.detector.needs_segmentation else "detector",
-            "true_boxes": self.true_boxes})))
+            "true_boxes": self.true_boxes, "names": self._vocabulary()})))
 
-    def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
-        if task is None:
-            return
+    def _on_task(self, task: dict) -> None:
         self.task = task
         cameras = task.get("cameras")
         self._subscribe_views([c for c in cameras if isinstance(c, str)] if isinstance(cameras, list) else [])
@@ -294,11 +280,15 @@ class PerceptionNode(Node):
             self._publish_classes()
             self._release_held()
 
-    def _in_vocabulary(self, classes: list[str]) -> list[str]:
+    def _vocabulary(self) -> list[str] | None:
+        """Every class a closed-vocabulary detector knows (None: open vocabulary / ground truth)."""
+        if not self.closed_vocabulary:
+            return None
         names = getattr(self.detector, "names", None)
-        if names is None and hasattr(self.detector, "_names"):
-            names = self.detector._names()
-        return labels_in_vocabulary(classes, set((names or {}).values()), self.task or {})
+        return sorted(set((names if names is not None else self.detector._names()).values()))
+
+    def _in_vocabulary(self, classes: list[str]) -> list[str]:
+        return labels_in_vocabulary(classes, set(self._vocabulary() or ()), self.task or {})
 
     def _on_set_classes(self, msg: String) -> None:
         if len(msg.data) > mg.MAX_JSON_BYTES:
@@ -322,10 +312,8 @@ class PerceptionNode(Node):
         for args, truth in self.truth.ready(time.monotonic()):
             self._publish_instances(*args, truth=truth)
 
-    def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).ok("camera/segmentation/label_info", mg.check_label_info, msg):
-            return
-        self.labels = conv.from_ros_label_info(msg)
+    def _on_labels(self, labels: dict, stamp_ns: int) -> None:
+        self.labels = labels
         self._release_held()
 
     def _waiting_for(self) -> str | None:
@@ -341,27 +329,14 @@ class PerceptionNode(Node):
             self._process(group)
 
     # ------------------------------------------------------------------ frames
-    def _on_tf(self, msg: TFMessage, static: bool) -> None:
-        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
-        try:
-            self.tf.add_message(transforms, static=static)
-        except ValueError as exc:
-            self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
-        self._flush()
-
-    def _on_odom(self, msg: Odometry) -> None:
-        if not mg.guard(self).odometry("odom", msg):
-            return
-        try:
-            add_odometry_to_tf(self.tf, msg)
-        except ValueError as exc:
-            self.get_logger().warning(f"odometry not usable as TF: {exc}", throttle_duration_sec=5.0)
-        self._flush()
+    def _subscribe_camera(self, rgb: str, depth: str, info: str, seg: str, handler, name: str) -> None:
+        """One camera's topics for the keys the detector needs: ``handler(key, msg)``."""
+        keys = self.sync.keys
+        images = {k: t for k, t in (("rgb", rgb), ("depth", depth), ("seg", seg)) if k in keys}
+        self.inputs.images(images, self.cam_qos, handler, raw=True, check_name=name.format)
+        self.inputs.camera_info(info, self.cam_qos, lambda m: handler("info", m), raw=True, name=name.format("info"))
 
     def _on_camera(self, key: str, msg) -> None:
-        g = mg.guard(self)
-        if not g.ok(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
-            return
         if self.view_syncs:                   # named cameras: the main camera repeats one of them
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
@@ -375,20 +350,14 @@ class PerceptionNode(Node):
             if name in self.view_syncs:
                 continue
             self.view_syncs[name] = StampSync(set(self.sync.keys), max_pending=10)
-            topics = {"rgb": (f"camera_{name}/image_raw", Image), "depth": (f"camera_{name}/depth/image_raw", Image),
-                      "info": (f"camera_{name}/camera_info", CameraInfo),
-                      "seg": (f"camera_{name}/segmentation/image_raw", Image)}
-            for key in sorted(self.view_syncs[name].keys):
-                topic, cls = topics[key]
-                self.create_subscription(cls, topic, lambda m, k=key, n=name: self._on_view(n, k, m), self.cam_qos)
+            c = f"camera_{name}"
+            self._subscribe_camera(f"{c}/image_raw", f"{c}/depth/image_raw", f"{c}/camera_info",
+                                   f"{c}/segmentation/image_raw", lambda k, m, n=name: self._on_view(n, k, m),
+                                   c + " {}")
         if cameras:
             self.get_logger().info(f"detecting on the views of cameras {', '.join(cameras)}")
 
     def _on_view(self, name: str, key: str, msg) -> None:
-        g = mg.guard(self)
-        if not g.accept(f"camera_{name} {key}", mg.check_camera_info if key == "info" else mg.check_image, msg,
-                        g.now_ns()):
-            return
         group = self.view_syncs[name].add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self._process(group)
@@ -436,7 +405,7 @@ class PerceptionNode(Node):
         if self.truth.waiting:
             self._release_truth()
         for stamp_ns, job, T, note in self.tf_queue.pop_ready(
-                lambda s, job: self.tf.lookup(self.map_frame, job["frame"], s), time.monotonic()):
+                lambda s, job: self.poses.lookup(self.map_frame, job["frame"], s), time.monotonic()):
             self._publish_3d(stamp_ns, job, T, note)
 
     def _publish_3d(self, stamp_ns: int, job: dict, T, note: str) -> None:

@@ -202,6 +202,15 @@ def _lookup(tf: TfBuffer, parent: str, child: str, stamp_ns: int) -> np.ndarray:
         raise
 
 
+def box_footprint(centre, size) -> tuple[np.ndarray, float]:
+    """(centre xy, footprint radius) of a 3-D box (``x, y`` attributes): the radius is the half
+    diagonal of its base, what the embedded walk_to's arrival counts. ValueError when not finite."""
+    vals = (float(centre.x), float(centre.y), float(size.x), float(size.y))
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"box not finite: {vals}")
+    return np.array(vals[:2]), float(np.hypot(vals[2] / 2.0, vals[3] / 2.0))
+
+
 def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> list[dict]:
     """The observations for the agent after an action: the periodic ones, the kept ones
     and the last, in frame order, one per frame, none newer than ``last``."""
@@ -212,4 +221,4 @@ def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> li
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
            "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of",
-           "HAZARD_TOPIC"]
+           "HAZARD_TOPIC", "box_footprint"]

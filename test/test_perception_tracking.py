@@ -39,8 +39,9 @@ def test_tracker_gate_grows_with_size_and_pairs_nearest_first():
 
 
 def test_task_targets_in_the_detector_vocabulary():
-    task = {"hazard": "fire", "targets": [{"category": "laptop", "value": 5}, {"category": "purse", "value": 5},
-                                          {"category": "book", "value": 1}], "containers": {3: "cart_0"}}
+    task = {"benchmark": "hazard/fire", "containers": {3: "cart_0"},
+            "targets": [{"category": "laptop", "value": 5}, {"category": "purse", "value": 5},
+                        {"category": "book", "value": 1}]}
     vocab = ["person", "fire", "valuable", "object", "clue"]
     assert class_for(task, "laptop") == "valuable" and class_for(task, "book") == "object"
     out, rep = task_in_vocabulary(task, vocab)
@@ -67,4 +68,5 @@ def test_clear_small_clears_only_small_labelled_instances():
     out = clear_small(seg, labels, 3)
     assert out.tolist() == [[1, 1, 1, 0], [0, 0, 0, 900], [0, 0, 0, 0]]
     assert clear_small(seg, labels, 1) is seg and clear_small(seg, {}, 3) is seg
+    assert clear_small(seg, labels, 3, negate=True).tolist() == [[1, 1, 1, -2], [0, -3, -3, 900], [0, 0, 0, 0]]
     assert clear_small(seg, {"2": "b"}, 2).tolist() == [[1, 1, 1, 0], [0, 3, 3, 900], [0, 0, 0, 0]]

@@ -1,21 +1,21 @@
 """A task in the words its perception knows (ROS-free).
 
-A closed-vocabulary detector (the shipped ONNX model: ``person``, ``fire``, ``valuable``,
-``object``, ``clue``) names coarse classes, while a task names its targets by category
-(HAZARD: ``laptop``, ``purse``, ...) or its goal by kind (DOZE: ``watering can``). An agent
+A closed-vocabulary detector (the shipped ONNX model: five coarse classes such as
+``valuable`` and ``object``) names coarse classes, while a task names its targets by category
+(``laptop``, ``purse``, ...) or its goal by kind (``watering can``). An agent
 that matches the task's names against the detector's labels finds nothing. :func:`task_in_vocabulary`
 rewrites the task's *target categories* into the detector's classes, by a declared map:
 
 1. the task's own ``detector_classes`` (label -> class), when it gives one;
 2. else the class the detector was trained to give that label
    (:func:`hazard_sim.perception.dataset_render.class_of`: the dataset's definition, e.g.
-   HAZARD targets of value 5 -> ``valuable``, of value 1 -> ``object``).
+   rescue targets of value 5 -> ``valuable``, of value 1 -> ``object``).
 
 Targets that land on one class are merged (the classes group targets of one value, so the
 value is kept; with mixed values the higher is kept and the rewrite says so). A label with
 no class in the vocabulary stays as it is (the agent will not see it: reported in
-``unmapped``). Nothing else of the task changes: DOZE's goal text names a kind the detector
-has no class for (every DOZE object is ``object``), and a goal rewritten to ``object`` would
+``unmapped``). Nothing else of the task changes: an object-navigation goal names a kind the
+detector has no class for (every such kind is ``object``), and a goal rewritten to ``object`` would
 make any object the goal, a faked label; it stays unrecognised, and is reported.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ def class_for(task: dict, label: str) -> str | None:
     declared = task.get("detector_classes")
     if isinstance(declared, dict) and label in declared:
         return str(declared[label])
-    bench = task.get("benchmark") or (f"hazard/{task['hazard']}" if task.get("hazard") else "")
+    bench = task.get("benchmark") or ""
     from hazard_sim.perception.dataset_render import class_of
     return class_of(str(bench), str(label)) if bench else None
 

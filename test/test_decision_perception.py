@@ -1,0 +1,100 @@
+"""The decision nodes see objects only through the perception node: with the simulator's
+ground-truth topics switched off (the real-robot case) and the shipped ONNX detector, a DOZE
+decision node still gets observations whose instances and labels are perception's; neither
+decision node subscribes to the simulator's ground truth."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+try:
+    import rclpy
+except Exception as exc:  # ImportError, or OSError from a missing shared library
+    pytest.skip(f"rclpy cannot be imported ({type(exc).__name__}: {exc})", allow_module_level=True)
+
+REPO = Path(__file__).resolve().parent.parent
+DETECTOR = REPO / "data" / "perception" / "detector.onnx"
+GROUND_TRUTH = {"/camera/segmentation/image_raw", "/camera/segmentation/label_info", "/world/objects"}
+WAIT_S = 60.0
+
+
+def _spin(nodes, context, threads=2):
+    from hazard_ros.executors import make_executor
+    ex = make_executor(threads, context)
+    for n in nodes:
+        ex.add_node(n)
+    t = threading.Thread(target=ex.spin, daemon=True)
+    t.start()
+    return ex
+
+
+def _subscribed(node) -> set[str]:
+    return {name for name, _ in node.get_subscriber_names_and_types_by_node(node.get_name(), "/")}
+
+
+def test_decision_nodes_subscribe_to_perception_not_to_ground_truth(ros_context):
+    from rclpy.parameter import Parameter
+
+    from planner_node.decision_node import DecisionNode
+    from planner_node.doze_decision import DozeDecisionNode
+    nodes = [DecisionNode(context=ros_context, parameter_overrides=[Parameter("lockstep", value=True)]),
+             DozeDecisionNode(context=ros_context, node_name="doze_decision")]
+    try:
+        for n in nodes:
+            subs = _subscribed(n)
+            assert not subs & GROUND_TRUTH, subs
+            assert {"/perception/instances/image_raw", "/perception/instances/label_info",
+                    "/perception/classes"} <= subs, subs
+    finally:
+        for n in nodes:
+            n.destroy_node()
+
+
+@pytest.mark.skipif(not DETECTOR.exists(), reason="the shipped detector is not there")
+def test_doze_decision_node_gets_observations_from_perception_with_ground_truth_off(ros_env):
+    """sim_node (doze/level1, lock-step, ground_truth_topics:=false) + perception_node (onnx)
+    + the DOZE decision node: the observation of the first frame arrives, its ``seg`` is
+    perception's instance image and its labels are the detector's classes."""
+    from rclpy.context import Context
+    from rclpy.parameter import Parameter
+
+    from hazard_ros.sim_node import SimNode
+    from perception_node.perception_node import PerceptionNode
+    from planner_node.doze_decision import DozeDecisionNode
+    context = Context()
+    rclpy.init(context=context, domain_id=ros_env)
+    nodes, ex = [], None
+    try:
+        sim = SimNode(context=context, parameter_overrides=[Parameter(k, value=v) for k, v in dict(
+            benchmark="doze/level1", episode=0, lockstep=True, ground_truth_topics=False, camera_width=128,
+            camera_height=128, camera_rate=2.0, lidar_rate=0.0, gps_rate=0.0, imu_rate=0.0).items()])
+        perc = PerceptionNode(context=context, parameter_overrides=[
+            Parameter("detector", value="onnx"), Parameter("weights", value=str(DETECTOR)),
+            Parameter("lockstep", value=True)])
+        dec = DozeDecisionNode(context=context, parameter_overrides=[Parameter("wait_timeout", value=WAIT_S)])
+        nodes = [sim, perc, dec]
+        ex = _spin(nodes, context, threads=4)
+        graph = {name for name, _ in dec.get_topic_names_and_types()}
+        assert not graph & GROUND_TRUTH, graph & GROUND_TRUTH
+        dec._wait(lambda: dec.status is not None and dec.perception is not None, "status and perception",
+                  stop_on_metrics=False)
+        assert dec.perception["vocabulary"] == "detector" and dec.perception["true_boxes"] is False
+        assert dec.perception["names"] == sorted(["person", "fire", "valuable", "object", "clue"])
+        frame = int(dec.status["frame"])
+        obs = dec.observation(frame)
+        labels = dec.labels_of(frame)
+        seg = obs["seg"]
+        assert seg.shape == (128, 128) and seg.dtype == np.int32
+        ids = {int(i) for i in np.unique(seg) if i > 0}
+        assert ids <= set(labels), (ids, labels)              # every painted id has perception's label
+        assert set(labels.values()) <= set(dec.perception["names"])
+        assert perc.instance_pubs.frames >= 1 and perc.detector.name == "onnx"
+    finally:
+        if ex is not None:
+            ex.shutdown()
+        for n in nodes:
+            n.destroy_node()
+        rclpy.shutdown(context=context)
