@@ -81,6 +81,7 @@ class DecisionBase(Node):
         self.boxes: dict[int, tuple] = {}                   # id -> (centre xy, footprint radius)
         self.boxes_frame = -1
         self.unrecognised: dict[int, np.ndarray] = {}
+        self.id_of_sim: dict[int, int] = {}                 # simulator id -> perceived id (held, rescued)
         self.frame_dt = 0.1
         self.sim_params = None
 
@@ -179,6 +180,23 @@ class DecisionBase(Node):
             self.unrecognised[int(obs["frame"])] = np.where(small, -seg, 0)
             for f in sorted(self.unrecognised)[:-KEEP_MASKS]:
                 del self.unrecognised[f]
+
+    def note_picked(self, perceived: int) -> None:
+        """After a successful pick_up of the object perception calls ``perceived``: the
+        simulator's status names what the hands hold by the simulator's id; remember which
+        perceived object that is (with a detector the ids differ; with ground truth they are
+        the same and nothing is noted)."""
+        with self._cv:
+            held = int(self.status["held"]) if self.status else -1
+            if held >= 0 and held != perceived:
+                self.id_of_sim[held] = perceived
+
+    def perceived_id(self, sim_id: int) -> int:
+        """The id the agent knows an object by (see :meth:`note_picked`)."""
+        return self.id_of_sim.get(int(sim_id), int(sim_id))
+
+    def perceived_ids(self, sim_ids) -> list[int]:
+        return [self.perceived_id(i) for i in sim_ids]
 
     def labels_of(self, frame: int) -> dict[int, str] | None:
         """The instance label map of ``frame`` (perception's, per frame)."""

@@ -232,7 +232,7 @@ class DecisionNode(RescueGoals, DecisionBase):
         """Turn complete frames into observations (called with the lock held)."""
         if self.assembler is None:
             return
-        held = self.status["held"] if self.status else -1
+        held = self.perceived_id(self.status["held"]) if self.status else -1
         new = self.assembler.pop_complete(self.poses.tf, held, self.global_frame, self.base_frame)
         for o in new:
             self.take_unrecognised(o)
@@ -314,7 +314,7 @@ class DecisionNode(RescueGoals, DecisionBase):
                 # held comes with the status, published after the images of its frame
                 for o in [self.latest, *self.collected]:
                     if int(o["frame"]) >= self.status["frame"]:
-                        o["held"] = np.int64(self.status["held"])
+                        o["held"] = np.int64(self.perceived_id(self.status["held"]))
         if not ok:
             missing = [n for n, ok in (("task", self.task is not None),
                                        ("perception/classes (is perception_node running?)",
@@ -373,7 +373,7 @@ class DecisionNode(RescueGoals, DecisionBase):
                 self._walk_map_add(observations)
                 task, words = self.agent_task(self.task)
                 info = build_info(self.labels_of(int(obs["frame"])), observations, action_result("reset", True, 0),
-                                  self.status["rescued_ids"], self.task["bounds"], task=task,
+                                  self.perceived_ids(self.status["rescued_ids"]), self.task["bounds"], task=task,
                                   frame=int(obs["frame"]))
             if words.get("mapped") or words.get("unmapped"):
                 log.info(f"the detector's words for the task: {words}")
@@ -388,6 +388,8 @@ class DecisionNode(RescueGoals, DecisionBase):
                 with self._cv:
                     self._walk_origin = frame0 if action[0] in ("walk_to", "move_by") else None
                 status, reason, keep = self.execute(agent, action)
+                if status is Status.SUCCEEDED and action[0] == "pick_up":
+                    self.note_picked(int(action[1]))
                 ok = status is Status.SUCCEEDED
                 obs = self.wait_for_frame(f"the frame after {action}")
                 if self.lockstep and action[0] != "stop" and int(obs["frame"]) == frame0:
@@ -404,7 +406,8 @@ class DecisionNode(RescueGoals, DecisionBase):
                     name = f"{action[0]}({'' if len(action) < 2 else action[1]})"
                     result = action_result(name, status, frames, reason)
                     info = build_info(self.labels_of(int(obs["frame"])), observations, result,
-                                      self.status["rescued_ids"], self.task["bounds"], frame=int(obs["frame"]))
+                                      self.perceived_ids(self.status["rescued_ids"]), self.task["bounds"],
+                                      frame=int(obs["frame"]))
                 self.action_pub.publish(String(data=json.dumps(
                     {"n": n, "action": list(action), "success": ok, "reason": reason, "frames": frames,
                      "frame": int(obs["frame"]), "think_s": round(think, 4),

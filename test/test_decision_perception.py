@@ -98,3 +98,21 @@ def test_doze_decision_node_gets_observations_from_perception_with_ground_truth_
         for n in nodes:
             n.destroy_node()
         rclpy.shutdown(context=context)
+
+
+def test_the_simulators_ids_of_held_and_rescued_objects_become_perceived_ids(ros_context):
+    """With a detector the agent knows objects by perception's ids; the simulator reports the
+    hands and the rescued objects by its own: after a pick_up of perceived object 3 the held
+    simulator id 1001 reads as 3 (and so do the rescued ids); with ground truth (same ids)
+    nothing changes."""
+    from planner_node.decision_node import DecisionNode
+    dec = DecisionNode(context=ros_context)
+    try:
+        dec.status = {"frame": 5, "held": 1001, "rescued_ids": [], "done": False}
+        dec.note_picked(3)
+        assert dec.perceived_id(1001) == 3 and dec.perceived_id(-1) == -1 and dec.perceived_ids([1001, 7]) == [3, 7]
+        dec.status = {"frame": 9, "held": 1002, "rescued_ids": [1001], "done": False}
+        dec.note_picked(1002)                     # the same id (ground truth): no entry
+        assert dec.id_of_sim == {1001: 3}
+    finally:
+        dec.destroy_node()
