@@ -116,3 +116,55 @@ def test_the_simulators_ids_of_held_and_rescued_objects_become_perceived_ids(ros
         assert dec.id_of_sim == {1001: 3}
     finally:
         dec.destroy_node()
+
+
+def _boxes(stamp_frame: int, items):
+    from types import SimpleNamespace
+
+    from hazard_ros import conversions as conv
+    return conv.to_ros_detection3d_array(
+        [SimpleNamespace(id=i, label=lab, position=(x, 0.0, 0.5), size=(0.4, 0.2, 0.3)) for i, lab, x in items],
+        conv.stamp_from_frame(stamp_frame))
+
+
+def test_truth_boxes_wait_for_their_frame_in_order_then_time_out():
+    from hazard_ros import conversions as conv
+    from perception_node.instance_outputs import TruthBoxes
+    ns = lambda f: conv.time_to_ns(conv.stamp_from_frame(f))  # noqa: E731
+    t = TruthBoxes(wait=True, timeout=1.0)
+    assert t.of(ns(1)) is False                       # lock-step: frame 1's message may still come
+    t.defer("a", ns(1), now=0.0)
+    t.defer("b", ns(2), now=0.0)
+    assert t.ready(0.5) == []
+    m1 = _boxes(1, [(1012, "printer", 5.0)])
+    t.add(m1)
+    assert t.ready(0.5) == [("a", m1)]                # b still waits for frame 2
+    assert t.ready(1.5) == [("b", m1)]                # ... until its deadline: the newest boxes
+    free = TruthBoxes(wait=False, timeout=1.0)
+    free.add(_boxes(3, []))
+    assert free.of(ns(5)) is free.latest and free.of(ns(2)) is None
+    never = TruthBoxes(wait=True, timeout=1.0)        # no world/objects at all: wait once, then never
+    never.defer("x", ns(1), now=0.0)
+    assert never.ready(2.0) == [("x", None)] and never.of(ns(2)) is None
+
+
+def test_frame_instances_groundtruth_and_tracked():
+    from hazard_sim.perception.instances import Instance
+    from perception_node.instance_outputs import FrameInstances
+    fi = FrameInstances(min_pixels=3)
+    seg = np.array([[1012, 1012, 1012, 7], [0, 0, 0, 0]], np.int32)
+    img, labels, objects = fi.from_segmentation(seg, {1012: "printer", 7: "cup", 5: "lamp"},
+                                                _boxes(1, [(1012, "printer", 5.0), (5, "lamp", 1.0)]))
+    assert img.tolist() == [[1012, 1012, 1012, -7], [0, 0, 0, 0]]     # cup: 1 pixel, its id negated
+    assert labels == {1012: "printer", 7: "cup", 5: "lamp"}
+    assert [d.id for d in objects] == ["1012"]                          # seen and boxed (lamp: not seen)
+    # a detector: two frames, the object moved 0.3 m: the same id; no pose: nothing painted
+    K = np.array([[10.0, 0, 5.5], [0, 10.0, 4.5], [0, 0, 1]])
+    depth = np.full((10, 12), 2.0, np.float32)
+    for frame, shift in ((1, 0), (2, 3)):
+        inst = Instance(label="object", score=0.9, cx=4.0 + shift, cy=4.0, w=3, h=3)
+        pose = np.eye(4)
+        img, labels, objects = fi.from_detections([inst], depth, K, pose, frame, depth.shape)
+        assert labels == {1: "object"} and len(objects) == 1 and int((img == 1).sum()) == 9
+    assert fi.from_detections([Instance(label="object", score=0.9, cx=4, cy=4, w=3, h=3)], depth, K, None, 3,
+                              depth.shape)[0].max() == 0
