@@ -192,7 +192,7 @@ class DecisionNode(RescueGoals, DecisionBase):
         if kind in ("temperature", "water_level"):
             if kind != self.task.get("channel"):
                 return
-            kind = "hazard"
+            kind = "field"
         self.assembler.add(kind, stamp, arr, frame_id)
 
     def _on_camera_info(self, K, msg) -> None:
