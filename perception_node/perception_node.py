@@ -2,15 +2,27 @@
 
 Subscribes (relative names, see docs/ros_contract.md): ``camera/color/image_raw``,
 ``camera/depth/image_raw``, ``camera/color/camera_info`` and, for the ground-truth
-detector, ``camera/segmentation/image_raw`` + ``camera/segmentation/label_info``;
+detector, ``camera/segmentation/image_raw`` + ``camera/segmentation/label_info`` and
+``world/objects`` (the true boxes of its objects: ``true_boxes``; the only node but evaluation
+that reads the simulator's ground truth);
 ``task``; ``/tf``, ``/tf_static`` and ``odom``; ``perception/set_classes`` (std_msgs/String, a JSON
 list of class names).
 
-Publishes ``detections`` (vision_msgs/Detection2DArray, header = image header,
+Publishes, per frame, what a decision node needs (:mod:`perception_node.instance_outputs`):
+``perception/instances/image_raw`` (32SC1 instance ids, the colour image's header),
+``perception/instances/label_info`` (vision_msgs/LabelInfo, the id -> label map so far) and
+``perception/objects`` (vision_msgs/Detection3DArray: every object seen so far, its box; the
+groundtruth backend gives the simulator's true boxes from ``world/objects``, which it may read,
+``true_boxes``); and ``detections`` (vision_msgs/Detection2DArray, header = image header,
 ``results[0].hypothesis.class_id`` = label, ``id`` = instance id for ground truth),
 ``detections_3d`` (vision_msgs/Detection3DArray in the map frame, stamp = image stamp)
 and ``perception/classes`` (transient local, JSON ``{"classes": [...] | null, "detector",
-"source", "unknown", "error"}``).
+"source", "unknown", "error", "vocabulary": "simulator" | "detector", "true_boxes"}``).
+
+Classes: the detections topics carry the node's classes; a closed-vocabulary detector (onnx,
+yolo) is given the task's labels in its own words (:func:`hazard_sim.perception.vocabulary.class_for`)
+and runs on every class, so that the instance image carries everything it sees, as the
+embedded runner gives agents.
 
 Images of one frame are grouped by exact stamp; the camera pose is looked up in TF at
 that stamp (waiting up to ``tf_timeout`` s of wall time for it, then using the latest).
@@ -47,34 +59,41 @@ import sys
 import time
 from dataclasses import replace
 
-import numpy as np
-from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import Header, String
-from tf2_msgs.msg import TFMessage
 from vision_msgs.msg import (
-    Detection2D,
     Detection2DArray,
-    Detection3D,
     Detection3DArray,
-    LabelInfo,
-    ObjectHypothesisWithPose,
 )
 
 from hazard_ros import conversions as conv
 from hazard_ros import msg_guards as mg
-from hazard_ros import params
 from hazard_ros import ros_qos as qos
+from hazard_ros.node_inputs import NodeInputs
 from hazard_ros.ros_node_main import run_node
-from hazard_ros.tf_math import TfBuffer
 from hazard_sim.perception.embedded import classes_from_task
 from hazard_sim.perception.instances import keep_seen
-from perception_node.detectors import Detection, DetectorError, make_detector
+from hazard_sim.perception.vocabulary import labels_in_vocabulary
+from perception_node.detectors import DetectorError, make_detector
+from perception_node.instance_outputs import PUBLISHED_TOPICS as INSTANCE_TOPICS
+from perception_node.instance_outputs import FrameInstances, InstancePublishers, TruthBoxes
+from perception_node.perception_msgs import (  # noqa: F401  (RELIABLE ... add_odometry_to_tf: the mapping node's)
+    RELIABLE,
+    SENSOR_QOS_KINDS,
+    TF_QOS,
+    _short,
+    add_odometry_to_tf,
+    as_bool,
+    declare_sensor_qos,
+    depth_image,
+    parse_class_list,
+    sensor_qos,
+    to_detection2d,
+    to_detection3d,
+)
 from perception_node.projection import StampSync, TfWaitQueue, backproject_detection
 
 #: (relative topic, type) of everything this node publishes (RViz-config test uses it)
@@ -82,6 +101,7 @@ PUBLISHED_TOPICS = [
     ("detections", "vision_msgs/msg/Detection2DArray"),
     ("detections_3d", "vision_msgs/msg/Detection3DArray"),
     ("perception/classes", "std_msgs/msg/String"),
+    *INSTANCE_TOPICS,
 ]
 SUBSCRIBED_TOPICS = [
     ("camera/color/image_raw", "sensor_msgs/msg/Image"),
@@ -89,6 +109,7 @@ SUBSCRIBED_TOPICS = [
     ("camera/color/camera_info", "sensor_msgs/msg/CameraInfo"),
     ("camera/segmentation/image_raw", "sensor_msgs/msg/Image"),
     ("camera/segmentation/label_info", "vision_msgs/msg/LabelInfo"),
+    ("world/objects", "vision_msgs/msg/Detection3DArray"),
     ("task", "std_msgs/msg/String"),
     ("perception/set_classes", "std_msgs/msg/String"),
     ("/tf", "tf2_msgs/msg/TFMessage"),
@@ -97,112 +118,6 @@ SUBSCRIBED_TOPICS = [
 ]
 
 LATCHED = qos.LATCHED
-RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-TF_QOS = qos.TF
-
-
-def as_bool(name: str, value) -> bool:
-    """A bool parameter that may arrive as text ("true" / "false") from a launcher."""
-    return params.as_bool(value, f"parameter {name}")
-
-
-SENSOR_QOS_KINDS = ("best_effort", "reliable", "transient_local")
-
-
-def declare_sensor_qos(node: Node) -> tuple[str, QoSProfile]:
-    """Parameters ``lockstep`` (bool) and ``sensor_qos`` ('' = transient_local in lock-step,
-    else best_effort); returns the chosen kind and the subscriber QoS of sensor topics."""
-    lockstep = as_bool("lockstep", node.declare_parameter(
-        "lockstep", False, ParameterDescriptor(
-            description="simulator in lock-step: sensor topics reliable + transient local",
-            dynamic_typing=True)).value)
-    kind = str(node.declare_parameter("sensor_qos", "", ParameterDescriptor(
-        description="sensor subscriptions: " + " | ".join(SENSOR_QOS_KINDS) +
-                    " ('' = transient_local with lockstep, else best_effort)")).value)
-    kind = kind or ("transient_local" if lockstep else "best_effort")
-    return kind, sensor_qos(kind)
-
-
-def sensor_qos(kind: str) -> QoSProfile:
-    """Subscriber QoS of sensor topics. ``best_effort`` (free-run; also receives from
-    reliable publishers); ``reliable`` (nothing lost); ``transient_local`` (reliable, and a
-    node that starts late still gets the sim's current lock-step frame; needs a transient
-    local publisher, as sim_node has in lock-step)."""
-    if kind == "best_effort":
-        return qos.SENSOR_DATA
-    if kind == "reliable":
-        return QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-    if kind == "transient_local":
-        return qos.LOCKSTEP_SENSOR
-    raise ValueError(f"parameter sensor_qos must be one of {', '.join(SENSOR_QOS_KINDS)}, got {kind!r}")
-
-
-def add_odometry_to_tf(tf: TfBuffer, msg: Odometry) -> None:
-    """Odometry carries the odom -> base_link transform of its stamp: add it to the buffer
-    (covers frames whose /tf a late-starting node missed; /tf itself is volatile)."""
-    if not msg.header.frame_id or not msg.child_frame_id:
-        return
-    tf.set_transform(conv.from_ros_pose(msg.pose.pose), msg.header.frame_id, msg.child_frame_id,
-                     conv.time_to_ns(msg.header.stamp))
-
-
-def depth_image(msg: Image) -> np.ndarray:
-    """Depth in metres (float32) of a 32FC1 (m) or 16UC1 (mm, 0 = none) image."""
-    img = conv.from_ros_image(msg)
-    if msg.encoding in ("16UC1", "mono16"):
-        d = img.astype(np.float32) / 1000.0
-        d[img == 0] = np.nan
-        return d
-    if msg.encoding not in ("32FC1", "64FC1"):
-        raise ValueError(f"depth image encoding {msg.encoding!r} is not 32FC1 (m) or 16UC1 (mm)")
-    return img.astype(np.float32, copy=False)
-
-
-def parse_class_list(text: str) -> list[str]:
-    """``perception/set_classes`` payload: a JSON list of names (or {"classes": [...]})."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc}); expected a list of class names like [\"backpack\"]") from None
-    if isinstance(data, dict):
-        data = data.get("classes")
-    if not isinstance(data, list) or not all(isinstance(c, str) for c in data):
-        raise ValueError(f"expected a JSON list of class names, got {text[:80]!r}")
-    return data
-
-
-def _short(classes, n: int = 10) -> str:
-    """A class list for a log line: at most ``n`` names, then how many more."""
-    if not isinstance(classes, (list, tuple)) or len(classes) <= n:
-        return str(classes)
-    return f"{list(classes[:n])} and {len(classes) - n} more"
-
-
-def to_detection2d(det: Detection, header: Header) -> Detection2D:
-    d = Detection2D(header=header)
-    d.id = "" if det.instance_id is None else str(det.instance_id)
-    d.bbox.center.position.x, d.bbox.center.position.y = float(det.cx), float(det.cy)
-    d.bbox.size_x, d.bbox.size_y = float(det.w), float(det.h)
-    hyp = ObjectHypothesisWithPose()
-    hyp.hypothesis.class_id, hyp.hypothesis.score = det.label, float(det.score)
-    d.results.append(hyp)
-    return d
-
-
-def to_detection3d(det: Detection, proj, header: Header) -> Detection3D:
-    d = Detection3D(header=header)
-    d.id = "" if det.instance_id is None else str(det.instance_id)
-    hyp = ObjectHypothesisWithPose()
-    hyp.hypothesis.class_id, hyp.hypothesis.score = det.label, float(det.score)
-    p = hyp.pose.pose.position
-    p.x, p.y, p.z = (float(v) for v in proj.center)
-    hyp.pose.pose.orientation.w = 1.0
-    d.results.append(hyp)
-    c = d.bbox.center.position
-    c.x, c.y, c.z = (float(v) for v in proj.center)
-    d.bbox.center.orientation.w = 1.0
-    d.bbox.size.x, d.bbox.size.y, d.bbox.size.z = (float(v) for v in proj.size)
-    return d
 
 
 class PerceptionNode(Node):
@@ -240,6 +155,8 @@ class PerceptionNode(Node):
                                                                    "minilm or an .npz / .pt file"))
         self.use_odom_tf = as_bool("use_odom_tf", self._declare("use_odom_tf", True,
                                                                 "also take odom -> base_link from odom"))
+        true_boxes = as_bool("true_boxes", self._declare(
+            "true_boxes", True, "groundtruth: perception/objects carries the simulator's true boxes (world/objects)"))
 
         self.min_pixels = min_pixels
         kind = self.detector_name.strip().lower()
@@ -268,6 +185,12 @@ class PerceptionNode(Node):
         self.pub_2d = self.create_publisher(Detection2DArray, "detections", RELIABLE)
         self.pub_3d = self.create_publisher(Detection3DArray, "detections_3d", RELIABLE)
         self.pub_classes = self.create_publisher(String, "perception/classes", LATCHED)
+        self.instances = FrameInstances(min_pixels)
+        self.instance_pubs = InstancePublishers(self, self.map_frame)
+        self.closed_vocabulary = not self.detector.needs_segmentation and kind in ("onnx", "yolo")
+        self.label_filter: set[str] | None = None   # closed vocabulary: the classes the detections topics carry
+        self.class_list: list[str] | None = None
+        self.true_boxes = true_boxes and self.detector.needs_segmentation
 
         if classes:
             self._apply_classes(list(classes), "parameter", fatal=True)     # raises on failure
@@ -281,28 +204,25 @@ class PerceptionNode(Node):
             keys.add("rgb")
         if self.detector.needs_segmentation:
             keys.add("seg")
+        # lock-step: the boxes of exactly the frame's stamp
+        self.truth = TruthBoxes(self.true_boxes and qos_kind == "transient_local", self.tf_timeout)
         self.sync = StampSync(keys, max_pending=10)
-        self.tf = TfBuffer()
         self.tf_queue = TfWaitQueue(self.tf_timeout, max_len=10)
         self.stats = {"frames": 0, "detections": 0, "detections_3d": 0, "no_tf": 0, "detect_s": 0.0,
                       "project_s": 0.0}
 
-        topics = {"rgb": ("camera/color/image_raw", Image), "depth": ("camera/depth/image_raw", Image),
-                  "info": ("camera/color/camera_info", CameraInfo),
-                  "seg": ("camera/segmentation/image_raw", Image)}
-        for key in sorted(keys):
-            topic, cls = topics[key]
-            self.create_subscription(cls, topic, lambda m, k=key: self._on_camera(k, m), cam_qos)
+        self.inputs = NodeInputs(self)
+        self._subscribe_camera("camera/color/image_raw", "camera/depth/image_raw", "camera/color/camera_info",
+                               "camera/segmentation/image_raw", self._on_camera, "camera {}")
         if self.detector.needs_segmentation:
-            self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, LATCHED)
-        self.create_subscription(String, "task", self._on_task, LATCHED)
+            self.inputs.label_info("camera/segmentation/label_info", LATCHED, self._on_labels)
+        if self.true_boxes:
+            self.create_subscription(Detection3DArray, "world/objects", self._on_truth, cam_qos)
+        self.inputs.json("task", self._on_task, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         self.create_subscription(String, "perception/set_classes", self._on_set_classes, RELIABLE)
-        self.create_subscription(TFMessage, "/tf", lambda m: self._on_tf(m, False), TF_QOS)
-        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), LATCHED)
-        if self.use_odom_tf:
-            self.create_subscription(Odometry, "odom", self._on_odom, cam_qos)
+        self.poses = self.inputs.poses(on_change=self._flush, odom=self.use_odom_tf, odom_qos=cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
-        classes = self.detector.classes if self.classes_source != "none" else "from task"
+        classes = self.class_list if self.classes_source != "none" else "from task"
         self.get_logger().info(f"detector {self.detector.name}, classes {classes}, camera topics {qos_kind}")
 
     # ------------------------------------------------------------------ classes
@@ -322,20 +242,25 @@ class PerceptionNode(Node):
             self.get_logger().error(f"cannot set classes {_short(classes)} ({source}): {exc}")
             return False
         self.classes_source, self.class_error = source, None
+        self.class_list = self.detector.classes
+        if self.closed_vocabulary:
+            # detect every class (the instance image carries all, as embedded); the
+            # detections topics keep the node's classes
+            self.label_filter = None if classes is None else set(self.class_list) - set(self.unknown_classes)
+            self.detector.set_classes(None)
         if self.unknown_classes:
             self.get_logger().warning(f"the {self.detector.name} model cannot detect {self.unknown_classes}")
         return True
 
     def _publish_classes(self) -> None:
         self.pub_classes.publish(String(data=json.dumps({
-            "classes": self.detector.classes if self.classes_source != "none" else None,
+            "classes": self.class_list if self.classes_source != "none" else None,
             "detector": self.detector.name, "source": self.classes_source,
-            "unknown": self.unknown_classes, "error": self.class_error})))
+            "unknown": self.unknown_classes, "error": self.class_error,
+            "vocabulary": "simulator" if self.detector.needs_segmentation else "detector",
+            "true_boxes": self.true_boxes, "names": self._vocabulary()})))
 
-    def _on_task(self, msg: String) -> None:
-        task = mg.guard(self).json("task", msg, mg.TASK_FIELDS, mg.TASK_REQUIRED)
-        if task is None:
-            return
+    def _on_task(self, task: dict) -> None:
         self.task = task
         cameras = task.get("cameras")
         self._subscribe_views([c for c in cameras if isinstance(c, str)] if isinstance(cameras, list) else [])
@@ -346,12 +271,24 @@ class PerceptionNode(Node):
                 self.get_logger().error(f"task message: {exc}")
                 return
             prompts = self.task.get("detect_classes") if isinstance(self.task.get("detect_classes"), dict) else None
+            if self.closed_vocabulary:
+                classes = self._in_vocabulary(classes)
             ok = self._apply_classes(classes, "task", prompts=prompts)
             if not ok and self.classes_source == "none":
                 self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
                 self.get_logger().error(self.fatal)
             self._publish_classes()
             self._release_held()
+
+    def _vocabulary(self) -> list[str] | None:
+        """Every class a closed-vocabulary detector knows (None: open vocabulary / ground truth)."""
+        if not self.closed_vocabulary:
+            return None
+        names = getattr(self.detector, "names", None)
+        return sorted(set((names if names is not None else self.detector._names()).values()))
+
+    def _in_vocabulary(self, classes: list[str]) -> list[str]:
+        return labels_in_vocabulary(classes, set(self._vocabulary() or ()), self.task or {})
 
     def _on_set_classes(self, msg: String) -> None:
         if len(msg.data) > mg.MAX_JSON_BYTES:
@@ -367,10 +304,16 @@ class PerceptionNode(Node):
                 self.get_logger().info(f"classes set to {_short(self.detector.classes)}")
         self._publish_classes()
 
-    def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).ok("camera/segmentation/label_info", mg.check_label_info, msg):
-            return
-        self.labels = conv.from_ros_label_info(msg)
+    def _on_truth(self, msg: Detection3DArray) -> None:
+        self.truth.add(msg)
+        self._release_truth()
+
+    def _release_truth(self) -> None:
+        for args, truth in self.truth.ready(time.monotonic()):
+            self._publish_instances(*args, truth=truth)
+
+    def _on_labels(self, labels: dict, stamp_ns: int) -> None:
+        self.labels = labels
         self._release_held()
 
     def _waiting_for(self) -> str | None:
@@ -386,27 +329,14 @@ class PerceptionNode(Node):
             self._process(group)
 
     # ------------------------------------------------------------------ frames
-    def _on_tf(self, msg: TFMessage, static: bool) -> None:
-        transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
-        try:
-            self.tf.add_message(transforms, static=static)
-        except ValueError as exc:
-            self.get_logger().warning(f"bad transform ignored: {exc}", throttle_duration_sec=5.0)
-        self._flush()
-
-    def _on_odom(self, msg: Odometry) -> None:
-        if not mg.guard(self).odometry("odom", msg):
-            return
-        try:
-            add_odometry_to_tf(self.tf, msg)
-        except ValueError as exc:
-            self.get_logger().warning(f"odometry not usable as TF: {exc}", throttle_duration_sec=5.0)
-        self._flush()
+    def _subscribe_camera(self, rgb: str, depth: str, info: str, seg: str, handler, name: str) -> None:
+        """One camera's topics for the keys the detector needs: ``handler(key, msg)``."""
+        keys = self.sync.keys
+        images = {k: t for k, t in (("rgb", rgb), ("depth", depth), ("seg", seg)) if k in keys}
+        self.inputs.images(images, self.cam_qos, handler, raw=True, check_name=name.format)
+        self.inputs.camera_info(info, self.cam_qos, lambda m: handler("info", m), raw=True, name=name.format("info"))
 
     def _on_camera(self, key: str, msg) -> None:
-        g = mg.guard(self)
-        if not g.ok(f"camera {key}", mg.check_camera_info if key == "info" else mg.check_image, msg, g.now_ns()):
-            return
         if self.view_syncs:                   # named cameras: the main camera repeats one of them
             return
         group = self.sync.add(key, conv.time_to_ns(msg.header.stamp), msg)
@@ -420,20 +350,14 @@ class PerceptionNode(Node):
             if name in self.view_syncs:
                 continue
             self.view_syncs[name] = StampSync(set(self.sync.keys), max_pending=10)
-            topics = {"rgb": (f"camera_{name}/image_raw", Image), "depth": (f"camera_{name}/depth/image_raw", Image),
-                      "info": (f"camera_{name}/camera_info", CameraInfo),
-                      "seg": (f"camera_{name}/segmentation/image_raw", Image)}
-            for key in sorted(self.view_syncs[name].keys):
-                topic, cls = topics[key]
-                self.create_subscription(cls, topic, lambda m, k=key, n=name: self._on_view(n, k, m), self.cam_qos)
+            c = f"camera_{name}"
+            self._subscribe_camera(f"{c}/image_raw", f"{c}/depth/image_raw", f"{c}/camera_info",
+                                   f"{c}/segmentation/image_raw", lambda k, m, n=name: self._on_view(n, k, m),
+                                   c + " {}")
         if cameras:
             self.get_logger().info(f"detecting on the views of cameras {', '.join(cameras)}")
 
     def _on_view(self, name: str, key: str, msg) -> None:
-        g = mg.guard(self)
-        if not g.accept(f"camera_{name} {key}", mg.check_camera_info if key == "info" else mg.check_image, msg,
-                        g.now_ns()):
-            return
         group = self.view_syncs[name].add(key, conv.time_to_ns(msg.header.stamp), msg)
         if group is not None:
             self._process(group)
@@ -456,26 +380,32 @@ class PerceptionNode(Node):
         try:
             t0 = time.perf_counter()
             rgb = conv.from_ros_image(group["rgb"]) if "rgb" in group else None
-            extra = {}
+            extra, seg = {}, None
             if "seg" in group:
-                extra = {"seg": conv.from_ros_image(group["seg"]), "labels": self.labels}
-            dets = keep_seen(self.detector.detect(rgb, extra), self.min_pixels)
+                seg = conv.from_ros_image(group["seg"])
+                extra = {"seg": seg, "labels": self.labels}
+            seen = keep_seen(self.detector.detect(rgb, extra), self.min_pixels)
             if self.prompt_to_label:
-                dets = [replace(d, label=self.prompt_to_label.get(d.label, d.label)) for d in dets]
+                seen = [replace(d, label=self.prompt_to_label.get(d.label, d.label)) for d in seen]
             self.stats["detect_s"] += time.perf_counter() - t0
         except (DetectorError, ValueError) as exc:
             self.get_logger().error(f"detection failed: {exc}", throttle_duration_sec=5.0)
-            dets = []
+            seen, seg = [], None
+        dets = seen if self.label_filter is None else [d for d in seen if d.label in self.label_filter]
         self.stats["detections"] += len(dets)
         self.pub_2d.publish(Detection2DArray(header=header, detections=[to_detection2d(d, header) for d in dets]))
-        payload = {"header": header, "dets": dets, "depth": group["depth"], "info": group["info"],
-                   "frame": group["depth"].header.frame_id or header.frame_id}
+        payload = {"header": header, "dets": dets, "seen": seen, "seg": seg, "depth": group["depth"],
+                   "info": group["info"],
+                   "shape": (int(group["depth"].height), int(group["depth"].width)),
+                   "frame": group["depth"].header.frame_id or header.frame_id, "main": group.get("source") == "main"}
         self.tf_queue.push(stamp_ns, payload, time.monotonic())
         self._flush()
 
     def _flush(self) -> None:
+        if self.truth.waiting:
+            self._release_truth()
         for stamp_ns, job, T, note in self.tf_queue.pop_ready(
-                lambda s, job: self.tf.lookup(self.map_frame, job["frame"], s), time.monotonic()):
+                lambda s, job: self.poses.lookup(self.map_frame, job["frame"], s), time.monotonic()):
             self._publish_3d(stamp_ns, job, T, note)
 
     def _publish_3d(self, stamp_ns: int, job: dict, T, note: str) -> None:
@@ -486,25 +416,42 @@ class PerceptionNode(Node):
             self.get_logger().warning(f"no transform {self.map_frame} <- {job['frame']} for the frame at "
                                       f"{stamp_ns * 1e-9:.3f} s ({note}); detections_3d empty",
                                       throttle_duration_sec=5.0)
-        elif job["dets"]:
-            if note == "latest":
-                self.get_logger().warning("TF at the image stamp did not come; using the latest",
-                                          throttle_duration_sec=5.0)
-            t0 = time.perf_counter()
-            try:
-                depth = depth_image(job["depth"])
-                K = conv.from_ros_camera_info(job["info"])
-            except ValueError as exc:
-                self.get_logger().error(f"cannot use the depth image: {exc}", throttle_duration_sec=5.0)
-                depth = None
-            if depth is not None:
-                for det in job["dets"]:
-                    proj = backproject_detection(det, depth, K, T)
-                    if proj is not None:
-                        out.detections.append(to_detection3d(det, proj, header))
-            self.stats["project_s"] += time.perf_counter() - t0
+        elif note == "latest":
+            self.get_logger().warning("TF at the image stamp did not come; using the latest",
+                                      throttle_duration_sec=5.0)
+        t0 = time.perf_counter()
+        try:
+            depth = depth_image(job["depth"])
+            K = conv.from_ros_camera_info(job["info"])
+        except ValueError as exc:
+            self.get_logger().error(f"cannot use the depth image: {exc}", throttle_duration_sec=5.0)
+            depth, K = None, None
+        if T is not None and depth is not None:
+            for det in job["dets"]:
+                proj = backproject_detection(det, depth, K, T)
+                if proj is not None:
+                    out.detections.append(to_detection3d(det, proj, header))
+        self.stats["project_s"] += time.perf_counter() - t0
         self.stats["detections_3d"] += len(out.detections)
         self.pub_3d.publish(out)
+        self._publish_instances(stamp_ns, job, T, depth, K)
+
+    def _publish_instances(self, stamp_ns: int, job: dict, T, depth, K, truth=False) -> None:
+        """The frame's instance image, label map and objects (perception_node.instance_outputs)."""
+        if not job["main"]:
+            return                            # named cameras (ESAR's views): their detections only
+        if job["seg"] is not None:
+            if self.true_boxes and truth is False:
+                self.truth.defer((stamp_ns, job, T, depth, K), stamp_ns, time.monotonic())
+                self._release_truth()
+                return
+            img, labels, objects = self.instances.from_segmentation(job["seg"], self.labels, truth or None)
+        elif K is None:
+            return
+        else:
+            img, labels, objects = self.instances.from_detections(
+                job["seen"], depth, K, T, stamp_ns, job["shape"])
+        self.instance_pubs.publish(job["header"], img, labels, objects)
 
 
 def _cannot_start(name: str, exc: Exception) -> str:

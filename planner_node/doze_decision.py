@@ -2,10 +2,14 @@
 c_l3mvn | h_l3mvn`` (the ``doze`` agent group) drives the LoCoBot with its discrete actions
 against ``sim_node`` serving a ``doze/levelN`` episode in lock-step.
 
-Inputs: ``task`` (the goal text, bounds, benchmark), ``camera/color/image_raw``,
-``camera/depth/image_raw``, ``camera/segmentation/image_raw`` (category names from
-``camera/segmentation/label_info``), ``camera/color/camera_info``, ``/tf``, ``/tf_static``,
-``odom``, ``episode/status``, ``episode/metrics``.
+Inputs (:mod:`planner_node.decision_base`): ``task`` (the goal text, bounds, benchmark),
+``camera/color/image_raw``, ``camera/depth/image_raw``, perception's
+``perception/instances/image_raw`` (the agent's ``seg``; category names from
+``perception/instances/label_info`` of the same frame) and ``perception/classes``,
+``camera/color/camera_info``, ``/tf``, ``/tf_static``, ``odom``, ``episode/status``,
+``episode/metrics``. Never the simulator's ground truth. With a detector whose classes do
+not name the goal's kind (the shipped one calls every kind ``object``) the goal is
+never recognised: the agent searches until the step limit (docs/perception.md).
 
 Each action, as the embedded task runs it (``ObjectNavTask``: five frames of 0.1 s at the
 LoCoBot's limits):
@@ -31,36 +35,19 @@ whose parameter service gives a round trip after each action).
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 from geometry_msgs.msg import Twist
-from nav_msgs.msg import Odometry
-from rcl_interfaces.srv import GetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
-from tf2_msgs.msg import TFMessage
-from vision_msgs.msg import LabelInfo
 
-from hazard_ros import msg_guards as mg
-from hazard_ros import ros_qos as qos
-from hazard_ros.conversions import (
-    from_ros_camera_info,
-    from_ros_image,
-    from_ros_label_info,
-    planar_matrix,
-    quaternion_to_yaw,
-    time_to_ns,
-)
-from hazard_ros.tf_math import TfBuffer
 from hazard_sim.agents import agents_for, make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.embodiment.locobot import LoCoBotSpec
 from hazard_sim.tasks.doze.task import ActionError, ObjectNavTask
+from planner_node.decision_base import DecisionBase, EpisodeOver
 from planner_node.observation import ObservationAssembler, action_result
 
 #: topics this node publishes (relative names, ROS type)
@@ -126,166 +113,67 @@ def check_doze_task(task) -> dict:
     return task
 
 
-class EpisodeOver(Exception):
-    pass
-
-
-class DozeDecisionNode(Node):
+class DozeDecisionNode(DecisionBase):
     """See the module docstring."""
+
+    default_agent = "frontier"
 
     def __init__(self, node_name: str = "decision_node", **kwargs):
         super().__init__(node_name, **kwargs)
         p = self.declare_parameter
-        self.agent_name = str(p("agent", "frontier").value)
-        self.seed = int(p("seed", 0).value)
-        opts = str(p("agent_options", "").value).strip()
         self.max_actions = int(p("max_actions", 0).value)
-        self.wait_timeout = float(p("wait_timeout", 30.0).value)
-        self.sim_node = str(p("sim_node", "sim_node").value)
         p("benchmark", "")                  # read by decision_node's make_decision_node (random: DOZE's)
         if not is_doze_agent(self.agent_name):
             raise ValueError(f"unknown DOZE agent {self.agent_name!r}; known: {', '.join(sorted(doze_agents()))}")
-        try:
-            self.agent_options = json.loads(opts) if opts else {}
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"agent_options is not JSON: {exc}") from None
-        if not isinstance(self.agent_options, dict):
-            raise ValueError(f"agent_options must be a JSON object, got {opts!r}")
         if self.max_actions < 0:
             raise ValueError(f"max_actions must be >= 0, got {self.max_actions}")
         self.spec = LoCoBotSpec()
-
-        self._cv = threading.Condition()
-        self.tf = TfBuffer(history=200)
-        self.task: dict | None = None
         self.task_error: str | None = None
-        self.labels: dict[int, str] | None = None
-        self.status: dict | None = None
-        self.metrics: dict | None = None
         self.assembler = ObservationAssembler(None, max_pending=60)
         self.obs_by_frame: dict[int, dict] = {}
 
         subs = MutuallyExclusiveCallbackGroup()
-        for topic, kind in (("camera/color/image_raw", "rgb"), ("camera/depth/image_raw", "depth"),
-                            ("camera/segmentation/image_raw", "seg")):
-            self.create_subscription(Image, topic, lambda m, k=kind: self._on_image(k, m), READER,
-                                     callback_group=subs)
-        self.create_subscription(CameraInfo, "camera/color/camera_info", self._on_camera_info, READER,
-                                 callback_group=subs)
-        self.create_subscription(TFMessage, "/tf", self._on_tf, qos.TF, callback_group=subs)
-        self.create_subscription(TFMessage, "/tf_static", lambda m: self._on_tf(m, True), qos.TF_STATIC_SUB,
-                                 callback_group=subs)
-        self.create_subscription(Odometry, "odom", self._on_odom, READER, callback_group=subs)
+        self.subscribe_camera(READER, subs)
         fast = MutuallyExclusiveCallbackGroup()
-        self.create_subscription(LabelInfo, "camera/segmentation/label_info", self._on_labels, qos.LATCHED,
-                                 callback_group=fast)
-        self.create_subscription(String, "task", self._on_task, qos.LATCHED, callback_group=fast)
-        self.create_subscription(String, "episode/status", self._on_status, qos.LATCHED, callback_group=fast)
-        self.create_subscription(String, "episode/metrics", self._on_metrics, qos.LATCHED, callback_group=fast)
+        self.subscribe_episode(fast, task_fields=({}, ()))
+        self.subscribe_perception(READER, fast)
         clients = ReentrantCallbackGroup()
         self.step_client = self.create_client(Trigger, "sim/step", callback_group=clients)
         self.done_client = self.create_client(Trigger, "done", callback_group=clients)
-        self.sim_params = (self.create_client(GetParameters, f"{self.sim_node}/get_parameters",
-                                              callback_group=clients) if self.sim_node else None)
+        self.make_sim_clients(clients)
         self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
         self.action_pub = self.create_publisher(String, "decision/action", 10)
 
-    # ------------------------------------------------------------ inputs
-    def _on_image(self, kind: str, msg: Image) -> None:
-        g = mg.guard(self)
-        if not g.ok(f"{kind} image", mg.check_image, msg, g.now_ns()):
-            return
-        try:
-            arr = from_ros_image(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"{kind} image: {exc}", throttle_duration_sec=10.0)
-            return
-        with self._cv:
-            self.assembler.add(kind, time_to_ns(msg.header.stamp), arr, msg.header.frame_id)
-            self._assemble()
+    # ------------------------------------------------------------ inputs (the lock is held)
+    def _on_image(self, kind: str, stamp: int, arr, frame_id: str) -> None:
+        self.assembler.add(kind, stamp, arr, frame_id)
+        self._assemble()
 
-    def _on_camera_info(self, msg: CameraInfo) -> None:
-        g = mg.guard(self)
-        if not g.ok("camera_info", mg.check_camera_info, msg, g.now_ns()):
-            return
-        try:
-            K = from_ros_camera_info(msg)
-        except ValueError as exc:
-            self.get_logger().error(f"camera_info: {exc}", throttle_duration_sec=10.0)
-            return
-        with self._cv:
-            self.assembler.set_camera_info(K)
-            self._assemble()
-
-    def _on_tf(self, msg: TFMessage, static: bool = False) -> None:
-        with self._cv:
-            transforms = mg.guard(self).transforms("/tf_static" if static else "/tf", msg, static)
-            try:
-                self.tf.add_message(transforms, static=static)
-            except ValueError as exc:
-                self.get_logger().error(f"tf: {exc}", throttle_duration_sec=10.0)
-            self._assemble()
-
-    def _on_odom(self, msg: Odometry) -> None:
-        with self._cv:
-            if not mg.guard(self).odometry("odom", msg):
-                return
-        p = msg.pose.pose
-        T = planar_matrix(p.position.x, p.position.y, quaternion_to_yaw(p.orientation))
-        with self._cv:
-            try:
-                self.tf.set_transform(T, msg.header.frame_id or "odom", msg.child_frame_id or "base_link",
-                                      time_to_ns(msg.header.stamp))
-            except ValueError as exc:
-                self.get_logger().error(f"odom: {exc}", throttle_duration_sec=10.0)
-                return
-            self._assemble()
+    def _on_camera_info(self, K, msg) -> None:
+        self.assembler.set_camera_info(K)
+        self._assemble()
 
     def _assemble(self) -> None:
-        for o in self.assembler.pop_complete(self.tf, -1):
+        for o in self.assembler.pop_complete(self.poses.tf, -1):
+            self.take_unrecognised(o)
             self.obs_by_frame[int(o["frame"])] = o
             for f in [f for f in self.obs_by_frame if f < int(o["frame"]) - 20]:
                 del self.obs_by_frame[f]
         self._cv.notify_all()
 
-    def _json(self, msg: String, what: str):
+    def _set_task(self, data: dict) -> None:
         try:
-            return json.loads(msg.data)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            self.get_logger().error(f"{what} is not JSON: {exc}")
-            return None
+            self.task, self.task_error = check_doze_task(data), None
+        except ValueError as exc:
+            self.task_error = str(exc)
+            self.get_logger().error(f"task: {exc}")
+        self._cv.notify_all()
 
-    def _on_labels(self, msg: LabelInfo) -> None:
-        if not mg.guard(self).ok("label_info", mg.check_label_info, msg):
-            return
-        with self._cv:
-            self.labels = from_ros_label_info(msg)
-            self._cv.notify_all()
-
-    def _on_task(self, msg: String) -> None:
-        data = self._json(msg, "task")
-        with self._cv:
-            try:
-                self.task, self.task_error = check_doze_task(data), None
-            except ValueError as exc:
-                self.task_error = str(exc)
-                self.get_logger().error(f"task: {exc}")
-            self._cv.notify_all()
-
-    def _on_status(self, msg: String) -> None:
-        data = mg.guard(self).json("episode/status", msg, mg.STATUS_FIELDS)
-        if not isinstance(data, dict) or "frame" not in data:
-            self.get_logger().error(f"episode/status without a frame: {msg.data[:80]!r}")
-            return
-        with self._cv:
-            self.status = data
-            self._cv.notify_all()
-
-    def _on_metrics(self, msg: String) -> None:
-        data = self._json(msg, "episode/metrics")
-        with self._cv:
-            self.metrics = data if isinstance(data, dict) else {"raw": msg.data}
-            self._cv.notify_all()
+    @staticmethod
+    def parse_status(data: dict) -> dict:
+        if "frame" not in data:
+            raise ValueError(f"episode/status without a frame: {json.dumps(data)[:80]}")
+        return data
 
     # ------------------------------------------------------------ waiting and calling
     def _wait(self, predicate, what: str, timeout: float | None = None, stop_on_metrics: bool = True) -> None:
@@ -302,23 +190,10 @@ class DozeDecisionNode(Node):
                 self._cv.wait(min(left, 0.2))
 
     def _call(self, client, name: str) -> Trigger.Response:
-        if not client.wait_for_service(timeout_sec=self.wait_timeout):
-            raise TimeoutError(f"service {name} is not available (is sim_node running in lock-step?)")
-        fut = client.call_async(Trigger.Request())
-        done = threading.Event()
-        fut.add_done_callback(lambda _: done.set())
-        if not done.wait(self.wait_timeout) or fut.result() is None:
-            raise TimeoutError(f"service {name} did not answer within {self.wait_timeout:g} s")
-        return fut.result()
-
-    def _sync(self) -> None:
-        """A round trip to the simulator: what it published before answering is here."""
-        if self.sim_params is None or not self.sim_params.service_is_ready():
-            return
-        fut = self.sim_params.call_async(GetParameters.Request(names=[]))
-        done = threading.Event()
-        fut.add_done_callback(lambda _: done.set())
-        done.wait(2.0)
+        resp, why = self.call_trigger(client, name)
+        if resp is None:
+            raise TimeoutError(f"{why} (is sim_node running in lock-step?)")
+        return resp
 
     def _status_of(self, frame: int) -> dict:
         self._wait(lambda: self.status is not None and int(self.status["frame"]) >= frame,
@@ -327,9 +202,10 @@ class DozeDecisionNode(Node):
             return dict(self.status)
 
     def observation(self, frame: int) -> dict:
-        """The observation (images + TF) of ``frame``."""
-        self._wait(lambda: frame in self.obs_by_frame, f"the camera frame {frame} with its TF "
-                   "(camera_rate must bring an image at the end of every step)")
+        """The observation (images, perception's instances and labels, TF) of ``frame``."""
+        self._wait(lambda: frame in self.obs_by_frame and self.labels_of(frame) is not None,
+                   f"the camera frame {frame} with its TF and perception's instances "
+                   "(camera_rate must bring an image at the end of every step; is perception_node running?)")
         with self._cv:
             return self.obs_by_frame[frame]
 
@@ -361,13 +237,15 @@ class DozeDecisionNode(Node):
         """Decide and act until the episode ends; returns the metrics."""
         log = self.get_logger()
         try:
-            self._wait(lambda: self.task is not None and self.labels is not None and self.status is not None,
-                       "task, label_info and episode/status (is sim_node running?)", stop_on_metrics=False)
-            self._sync()
+            self._wait(lambda: self.task is not None and self.perception is not None and self.status is not None,
+                       "task, perception/classes and episode/status (are sim_node and perception_node running?)",
+                       stop_on_metrics=False)
+            self.sync_with_sim()
             obs = self.observation(int(self.status["frame"]))
             agent = make_agent(self.agent_name, seed=self.seed, benchmark=self.task["benchmark"],
                                **self.agent_options)
-            info = doze_info(self.labels, self.task, self.status, action_result("reset", True, 0), obs, reset=True)
+            info = doze_info(self.labels_of(int(obs["frame"])), self.task, self.status,
+                             action_result("reset", True, 0), obs, reset=True)
             agent.reset(obs, info)
             log.info(f"agent {self.agent_name} (seed {self.seed}) on {self.task['benchmark']}: "
                      f"find {self.task['goal']!r}")
@@ -382,7 +260,7 @@ class DozeDecisionNode(Node):
                     log.info(f"#{n} Done -> {resp.message}")
                     break
                 blocked, frame = self.drive(action)
-                self._sync()
+                self.sync_with_sim()
                 st = self._status_of(frame)
                 status = Status.BLOCKED if blocked else Status.SUCCEEDED
                 reason = "MoveAhead blocked by an obstacle or a person" if blocked else ""
@@ -394,15 +272,12 @@ class DozeDecisionNode(Node):
                 if st.get("done"):
                     break
                 obs = self.observation(frame)
-                info = doze_info(self.labels, self.task, st, result, obs)
+                info = doze_info(self.labels_of(frame), self.task, st, result, obs)
             self._wait(lambda: self.metrics is not None, "episode/metrics", stop_on_metrics=False)
         except EpisodeOver:
             pass
-        if self.metrics is not None:
-            keys = ("success", "spl", "collisions", "steps", "distance_to_goal")
-            log.info(f"episode over: {json.dumps({k: self.metrics.get(k) for k in keys})}")
-        return self.metrics
+        return self.episode_over(("success", "spl", "collisions", "steps", "distance_to_goal"))
 
 
-__all__ = ["DozeDecisionNode", "action_twist", "check_doze_task", "doze_agents", "doze_info", "is_doze_agent",
-           "parse_doze_action", "PUBLISHED_TOPICS"]
+__all__ = ["DozeDecisionNode", "EpisodeOver", "action_twist", "check_doze_task", "doze_agents", "doze_info",
+           "is_doze_agent", "parse_doze_action", "PUBLISHED_TOPICS"]

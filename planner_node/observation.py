@@ -1,12 +1,13 @@
 """ROS-free assembly of the observation / info dicts that ``hazard_sim`` agents consume,
-and the mapping from HAZARD actions to navigation goals.
+and the parsing of the task and status JSON the simulator publishes.
 
 The decision node decodes ROS messages into numpy arrays (``hazard_ros.conversions``) and
 hands them to this module; everything here is numpy only, so it is tested without ROS.
 
-An observation has exactly the keys and dtypes of ``HazardEnv`` observations: ``rgb``
-(H,W,3) uint8, ``depth`` (H,W) float32 m, ``seg`` (H,W) int32 instance ids, ``hazard``
-(H,W) float32 (temperature C / water level m; zeros in wind), ``camera_K`` (3,3),
+An observation has exactly the keys and dtypes of the embedded env's observations: ``rgb``
+(H,W,3) uint8, ``depth`` (H,W) float32 m, ``seg`` (H,W) int32 instance ids, ``field``
+(H,W) float32 (the task's process field image, e.g. temperature C or water level m; zeros
+when it has none; :func:`hazard_sim.core.sensors.field_entries` adds its older alias), ``camera_K`` (3,3),
 ``camera_pose`` (4,4) world-from-optical, ``agent_pose`` [x, y, yaw], ``held`` int64 (-1:
 empty hands), ``frame`` int64.  An info dict carries ``labels``, ``observations``,
 ``action_result``, ``rescued_ids``, ``bounds``, ``frame`` and, at reset, ``task``.
@@ -25,7 +26,7 @@ from hazard_sim.embodiment.humanoid import HumanoidSpec
 
 #: the topic of each process field image sim_node publishes (its ``task`` JSON names the channel)
 HAZARD_TOPIC = {"temperature": "thermal/image_raw", "water_level": "water_level/image_raw"}
-IMAGE_KINDS = ("rgb", "depth", "seg", "hazard")
+IMAGE_KINDS = ("rgb", "depth", "seg", "field")
 
 BODY_RADIUS = HumanoidSpec().radius
 
@@ -43,8 +44,8 @@ def frame_of(stamp_ns: int, frame_dt: float = 0.1) -> int:
     return int(round(stamp_ns * 1e-9 / frame_dt))
 
 
-def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose, held, frame) -> dict:
-    """One observation dict (see the module docstring).  ``hazard`` None gives zeros;
+def build_observation(rgb, depth, seg, field, camera_K, camera_pose, agent_pose, held, frame) -> dict:
+    """One observation dict (see the module docstring).  ``field`` None gives zeros;
     ``held`` None gives -1.  Raises ValueError on inconsistent inputs."""
     depth = np.asarray(depth, np.float32)
     if depth.ndim != 2:
@@ -56,11 +57,11 @@ def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose
     seg = np.asarray(seg)
     if seg.shape != (h, w):
         raise ValueError(f"seg must be ({h}, {w}) like depth, got shape {seg.shape}")
-    if hazard is None:
-        hazard = np.zeros((h, w), np.float32)
-    hazard = np.asarray(hazard, np.float32)
-    if hazard.shape != (h, w):
-        raise ValueError(f"hazard image must be ({h}, {w}) like depth, got shape {hazard.shape}")
+    if field is None:
+        field = np.zeros((h, w), np.float32)
+    field = np.asarray(field, np.float32)
+    if field.shape != (h, w):
+        raise ValueError(f"field image must be ({h}, {w}) like depth, got shape {field.shape}")
     K = np.asarray(camera_K, float)
     if K.shape != (3, 3) or K[2, 2] == 0:
         raise ValueError(f"camera_K must be a calibrated 3x3 matrix, got {K.tolist()}")
@@ -71,7 +72,7 @@ def build_observation(rgb, depth, seg, hazard, camera_K, camera_pose, agent_pose
     if ap.shape != (3,):
         raise ValueError(f"agent_pose must be [x, y, yaw], got {ap.tolist()}")
     return {"rgb": rgb.astype(np.uint8, copy=False), "depth": depth, "seg": seg.astype(np.int32, copy=False),
-            **field_entries(hazard), "camera_K": K, "camera_pose": pose, "agent_pose": ap,
+            **field_entries(field), "camera_K": K, "camera_pose": pose, "agent_pose": ap,
             "held": np.int64(-1 if held is None else int(held)), "frame": np.int64(int(frame))}
 
 
@@ -84,7 +85,7 @@ def action_result(action: str, status, frames: int, reason: str = "") -> dict:
 
 def build_info(labels: dict, observations: list, result: dict, rescued_ids=(), bounds=None,
                task: dict | None = None, frame: int | None = None) -> dict:
-    """One info dict like ``HazardEnv``'s (plus ``task`` when given, as at reset)."""
+    """One info dict like the embedded env's (plus ``task`` when given, as at reset)."""
     info = {"action_result": dict(result), "labels": {int(k): str(v) for k, v in labels.items()},
             "bounds": None if bounds is None else [float(b) for b in bounds],
             "observations": list(observations),
@@ -126,15 +127,15 @@ def parse_status(status: dict) -> dict:
 class ObservationAssembler:
     """Collects the images of each stamp and turns complete frames into observations.
 
-    ``add(kind, stamp_ns, array, frame_id)`` with kind rgb / depth / seg / hazard; a frame is
-    complete when rgb, depth, seg (and the hazard image if the task has one) of one stamp
+    ``add(kind, stamp_ns, array, frame_id)`` with kind rgb / depth / seg / field; a frame is
+    complete when rgb, depth, seg (and the field image if the task has one) of one stamp
     are there, the camera intrinsics are known and the TF buffer can place the camera and
     the base at that stamp.  ``pop_complete(...)`` returns the complete observations, oldest
     first (see there for what happens to incomplete ones)."""
 
-    def __init__(self, hazard_channel: str | None, frame_dt: float = 0.1, max_pending: int = 20,
+    def __init__(self, field_channel: str | None, frame_dt: float = 0.1, max_pending: int = 20,
                  strict: bool = False):
-        self.needs = ("rgb", "depth", "seg") + (("hazard",) if hazard_channel else ())
+        self.needs = ("rgb", "depth", "seg") + (("field",) if field_channel else ())
         self.strict = strict
         self.frame_dt = frame_dt
         self.max_pending = max_pending
@@ -150,7 +151,7 @@ class ObservationAssembler:
             raise ValueError(f"unknown image kind {kind!r}; expected one of {IMAGE_KINDS}")
         entry = self.pending.setdefault(int(stamp_ns), {})
         entry[kind] = array
-        if frame_id and kind != "hazard":
+        if frame_id and kind != "field":
             self.camera_frame = frame_id.lstrip("/")
         self.pending = OrderedDict(sorted(self.pending.items()))
         while len(self.pending) > self.max_pending:
@@ -182,7 +183,7 @@ class ObservationAssembler:
                 base = _lookup(tf, global_frame, base_frame, stamp)
             except TfLookupError:
                 break             # the pose of this stamp (and of newer ones) is not there yet
-            out.append(build_observation(e["rgb"], e["depth"], e["seg"], e.get("hazard"), self.camera_K, cam,
+            out.append(build_observation(e["rgb"], e["depth"], e["seg"], e.get("field"), self.camera_K, cam,
                                          agent_pose_from_matrix(base), held, frame_of(stamp, self.frame_dt)))
             for s in [s for s in self.pending if s <= stamp]:
                 del self.pending[s]
@@ -202,6 +203,15 @@ def _lookup(tf: TfBuffer, parent: str, child: str, stamp_ns: int) -> np.ndarray:
         raise
 
 
+def box_footprint(centre, size) -> tuple[np.ndarray, float]:
+    """(centre xy, footprint radius) of a 3-D box (``x, y`` attributes): the radius is the half
+    diagonal of its base, what the embedded walk_to's arrival counts. ValueError when not finite."""
+    vals = (float(centre.x), float(centre.y), float(size.x), float(size.y))
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"box not finite: {vals}")
+    return np.array(vals[:2]), float(np.hypot(vals[2] / 2.0, vals[3] / 2.0))
+
+
 def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> list[dict]:
     """The observations for the agent after an action: the periodic ones, the kept ones
     and the last, in frame order, one per frame, none newer than ``last``."""
@@ -212,4 +222,4 @@ def merge_observations(periodic: list[dict], kept: list[dict], last: dict) -> li
 
 __all__ = ["ObservationAssembler", "build_observation", "build_info", "action_result", "parse_task",
            "parse_status", "merge_observations", "agent_pose_from_matrix", "frame_of",
-           "HAZARD_TOPIC"]
+           "HAZARD_TOPIC", "box_footprint"]

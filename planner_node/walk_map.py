@@ -36,8 +36,11 @@ class WalkMap:
         self.map = ObservedMap(self.spec, self.radius, stride=stride)
         self.frames: set[int] = set()
 
-    def integrate(self, obs: dict) -> bool:
-        """Add one observation (once per frame); returns whether it was new."""
+    def integrate(self, obs: dict, unrecognised: np.ndarray | None = None) -> bool:
+        """Add one observation (once per frame); returns whether it was new. ``unrecognised``
+        (H, W) ids of things too small to be recognised (perception's instance image marks
+        them), 0 elsewhere: the body's map counts them by their ids as the embedded body's map
+        counts every pixel (entities and process geometry are movable, the scene is not)."""
         frame = int(obs["frame"])
         if frame in self.frames:
             return False
@@ -45,7 +48,10 @@ class WalkMap:
         depth = np.asarray(obs["depth"], np.float32)
         depth = np.where(np.isfinite(depth) & (depth > 0), depth, np.float32(np.nan))    # 0: no return
         points = backproject(depth, np.asarray(obs["camera_K"], float), np.asarray(obs["camera_pose"], float))
-        self.map.integrate(points, np.asarray(obs["seg"]) >= EFFECT_ID_BASE)
+        movable = np.asarray(obs["seg"]) >= EFFECT_ID_BASE
+        if unrecognised is not None:
+            movable |= np.asarray(unrecognised) >= EFFECT_ID_BASE
+        self.map.integrate(points, movable)
         return True
 
     def occupancy(self) -> np.ndarray:

@@ -63,14 +63,14 @@ KNOWN_VIOLATIONS = {
     "hazard_ros/msg_guards.py": (1, 'the "hazard" key of HAZARD\'s task JSON (item 2: the task declares its guards)'),
     "hazard_ros/sim_params.py": (2, "sim_node's deprecated hazards_affect_agent parameter, kept for one release"),
     "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
-    "perception_node/perception_node.py": (6, "imports DOZE's goal_class; DOZE / ESAR branches (item 2)"),
-    "planner_node/decision_node.py": (27, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
+    "perception_node/perception_node.py": (4, "DOZE / ESAR examples in its docstring, ESAR's named views (item 2)"),
+    "planner_node/decision_node.py": (24, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
     "planner_node/doze_decision.py": (48, "DOZE's decision node (item 2: into DOZE's ROS plug-in)"),
     "planner_node/following.py": (3, "limits default to HAZARD's humanoid (item 3)"),
     "planner_node/locomotion.py": (3, "HAZARD's action primitives over ROS (item 3)"),
     "planner_node/navigation.py": (1, "limits default to HAZARD's humanoid (item 3)"),
     "planner_node/navigation_node.py": (5, "HAZARD's walk_to / move_by goal semantics (item 3)"),
-    "planner_node/observation.py": (25, "HAZARD's task JSON, hazard images and the humanoid default (item 2)"),
+    "planner_node/observation.py": (2, "HAZARD's task JSON (its required keys), the humanoid default (item 2)"),
 }
 
 
@@ -177,11 +177,11 @@ def test_limits_clip_and_ground_body_apply_by_hand():
 
 
 def test_humanoid_spec_is_the_one_source_of_numbers():
-    from planner_node import decision_node, following, observation
+    from planner_node import following, observation, rescue_goals
     s = HumanoidSpec()
     # 0.01 m and 3 deg per 0.1 s frame (the calibrated gait, docs/hazard.md)
     assert s.limits().linear == pytest.approx(0.1) and s.limits().angular == pytest.approx(math.radians(30))
-    assert observation.BODY_RADIUS == s.radius and decision_node.REACH == s.reach
+    assert observation.BODY_RADIUS == s.radius and rescue_goals.BODY_SPEED == pytest.approx(s.limits().linear)
     assert following.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
 
 

@@ -75,7 +75,7 @@ def _embedded(benchmark, agent_name, actions, width, episode=0):
 
 @pytest.mark.parametrize("episode,agent,actions", [(30, "frontier", 40), (77, "random", 60)])
 def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_env, episode, agent, actions):
-    """sim_node (lock-step) and the DOZE decision node in two DDS participants run a level-3
+    """sim_node (lock-step) + perception_node and the DOZE decision node in two DDS participants run a level-3
     episode (episode 30: 40 actions with blocked moves and collisions, then Done; episode 77:
     the agent says Done itself, a success); the metrics on episode/metrics equal the embedded
     run's (same episode, seed, camera)."""
@@ -84,6 +84,7 @@ def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_
     from rclpy.parameter import Parameter
 
     from hazard_ros.sim_node import SimNode
+    from perception_node.perception_node import PerceptionNode
     from planner_node.doze_decision import DozeDecisionNode
     width, bench = 96, "doze/level3"
     ctxs = [Context(), Context()]
@@ -94,11 +95,13 @@ def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_
         sim = SimNode(context=ctxs[0], parameter_overrides=[Parameter(k, value=v) for k, v in dict(
             benchmark=bench, episode=episode, lockstep=True, camera_width=width, camera_height=width, camera_rate=2.0,
             lidar_rate=0.0, gps_rate=0.0, imu_rate=0.0, frame_limit=2500).items()])
+        # the decision node sees objects only through perception (groundtruth backend, lock-step)
+        perc = PerceptionNode(context=ctxs[0], parameter_overrides=[Parameter("lockstep", value=True)])
         dec = DozeDecisionNode(context=ctxs[1], parameter_overrides=[
             Parameter("agent", value=agent), Parameter("benchmark", value=bench),
             Parameter("max_actions", value=actions),
             Parameter("wait_timeout", value=20.0)])
-        spun = [_spin_in_thread(sim, ctxs[0]), _spin_in_thread(dec, ctxs[1], threads=4)]
+        spun = [_spin_in_thread(sim, ctxs[0]), _spin_in_thread(perc, ctxs[0]), _spin_in_thread(dec, ctxs[1], threads=4)]
         got = dec.run()
         assert got is not None, "no episode/metrics"
         want = _embedded(bench, agent, actions, width, episode)

@@ -71,8 +71,8 @@ def test_assembled_observation_equals_the_env_observation(fire_env):
     tf = tf_for(env, [(stamp, obs["agent_pose"])])
     asm = ObservationAssembler("temperature")
     asm.set_camera_info(obs["camera_K"])
-    for kind in ("rgb", "depth", "seg", "hazard"):
-        asm.add(kind, stamp, obs[kind].copy(), "camera_optical_frame" if kind != "hazard" else "")
+    for kind in ("rgb", "depth", "seg", "field"):
+        asm.add(kind, stamp, obs[kind].copy(), "camera_optical_frame" if kind != "field" else "")
     out = asm.pop_complete(tf, held=-1)
     assert len(out) == 1
     got = out[0]
@@ -93,7 +93,7 @@ def test_agent_decides_the_same_on_assembled_observations(fire_env):
     tf = tf_for(env, [(stamp, obs["agent_pose"])])
     asm = ObservationAssembler("temperature")
     asm.set_camera_info(obs["camera_K"])
-    for kind in ("rgb", "depth", "seg", "hazard"):
+    for kind in ("rgb", "depth", "seg", "field"):
         asm.add(kind, stamp, obs[kind], "camera_optical_frame")
     ros_obs = asm.pop_complete(tf, held=-1)[0]
     labels = json.loads(json.dumps({str(k): v for k, v in info["labels"].items()}))   # LabelInfo round trip
@@ -124,12 +124,12 @@ def test_incomplete_frames_wait_and_older_ones_are_dropped():
     asm.add("depth", s1, img)
     asm.add("seg", s1, seg)
     assert asm.complete_stamps() == []                 # flood needs the water-level image
-    asm.add("hazard", s1, img + 0.3)
+    asm.add("field", s1, img + 0.3)
     assert asm.complete_stamps() == [s1]
     assert asm.pop_complete(tf, -1) == []              # no K yet
     asm.set_camera_info(np.array([[5.0, 0, 3], [0, 5, 2], [0, 0, 1]]))
     assert asm.pop_complete(tf, -1) == []              # no odom -> base_link yet
-    for kind, a in (("rgb", rgb), ("depth", img), ("seg", seg), ("hazard", img)):
+    for kind, a in (("rgb", rgb), ("depth", img), ("seg", seg), ("field", img)):
         asm.add(kind, s2, a)
     tf.set_transform(planar(1.0, 2.0, 0.5), "odom", "base_link", s2)
     tf.set_transform(planar(1.5, 2.0, 0.5), "odom", "base_link", 3 * NS // 10)
@@ -140,7 +140,7 @@ def test_incomplete_frames_wait_and_older_ones_are_dropped():
     assert out[1]["held"] == 7 and out[0]["hazard"][0, 0] == pytest.approx(0.3)
     assert asm.pending == {}
     # frames newer than the TF history wait for their pose
-    for kind, a in (("rgb", rgb), ("depth", img), ("seg", seg), ("hazard", img)):
+    for kind, a in (("rgb", rgb), ("depth", img), ("seg", seg), ("field", img)):
         asm.add(kind, 4 * NS // 10, a)
     assert asm.pop_complete(tf, -1) == []
     tf.set_transform(planar(2.0, 2.0, 0.5), "odom", "base_link", 4 * NS // 10)

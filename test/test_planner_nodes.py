@@ -390,12 +390,14 @@ def test_topics_and_disabled_server(ros):
 
 
 def test_decision_node_runs_an_episode_in_lockstep():
-    """sim_node (lock-step) + a ground-truth map stand-in + navigation_node + decision_node,
-    in-process on a domain of their own: the greedy agent rescues an object over ROS."""
+    """sim_node (lock-step) + perception_node (groundtruth) + a ground-truth map stand-in +
+    navigation_node + decision_node, in-process on a domain of their own: the greedy agent
+    rescues an object over ROS, seeing objects only through perception."""
     from rclpy.parameter import Parameter
     from std_msgs.msg import String
 
     from hazard_ros.sim_node import SimNode
+    from perception_node.perception_node import PerceptionNode
     from planner_node.decision_node import PUBLISHED_TOPICS as DECISION_TOPICS
     from planner_node.decision_node import DecisionNode
 
@@ -429,7 +431,8 @@ def test_decision_node_runs_an_episode_in_lockstep():
             m.data = np.where(solid, 100, 0).astype(np.int8).ravel().tolist()
             self.pub.publish(m)
 
-    nodes = [sim, TruthMap(), NavigationNode(context=context, parameter_overrides=lock)]
+    nodes = [sim, TruthMap(), NavigationNode(context=context, parameter_overrides=lock),
+             PerceptionNode(context=context, parameter_overrides=lock)]
     dec = DecisionNode(context=context, parameter_overrides=lock + [Parameter("agent", value="greedy"),
                                                                      Parameter("wait_timeout", value=10.0)])
     executor = SteadyMultiThreadedExecutor(num_threads=5, context=context)

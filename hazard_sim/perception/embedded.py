@@ -53,20 +53,48 @@ def default_min_pixels(benchmark: str) -> int:
 def classes_from_task(task: dict) -> list[str]:
     """The task's ``detect_classes`` labels when it gives them (an object-navigation task
     names its goal's class there: "a yellow watering can" -> "watering can"); else its target
-    categories, plus ``cart`` when it names containers.  Raises ValueError for a goal that is
-    not a non-empty string."""
+    categories, plus ``cart`` when it names containers.  Raises ValueError for a task with a
+    goal but neither (an object-navigation task must name its goal's class)."""
     given = task.get("detect_classes")
     if given:
         return [str(c) for c in given]              # a list, or a dict's keys (labels)
     out = [t["category"] for t in task.get("targets", []) if t.get("category")]
     if task.get("containers"):
         out.append("cart")
-    if "goal" in task:
+    if "goal" in task and not out:           # (a rescue task has a goal sentence and its targets)
         goal = task["goal"]
         if not isinstance(goal, str) or not goal.strip():
             raise ValueError(f"the task's goal must be a non-empty string, got {goal!r}")
         raise ValueError(f"the task names a goal ({goal!r}) but not its detect_classes")
     return list(dict.fromkeys(out))
+
+
+def clear_small(seg: np.ndarray, labels: dict, min_pixels: int, negate: bool = False) -> np.ndarray:
+    """The ground-truth track's minimum-size rule on an instance-id image: labelled instances
+    with fewer than ``min_pixels`` pixels cleared to 0 (the instances the groundtruth backend
+    would return, painted back; done on the id image directly), or with ``negate`` marked with
+    their negated id. The same image object is returned when nothing is cleared. The ROS
+    perception node publishes it with ``negate`` as its instance image with the ``groundtruth``
+    backend (a negative id: something too small to be recognised; read as 0 it is exactly what
+    the embedded agents get)."""
+    seg = np.asarray(seg)
+    if seg.size == 0 or min_pixels <= 1:
+        return seg
+    top, low = int(seg.max()), int(seg.min())
+    if low >= 0 and top < (1 << 20):          # the usual ids: a histogram and a look-up table (fast)
+        counts = np.bincount(seg.ravel(), minlength=top + 1)
+        ids = np.nonzero((counts > 0) & (counts < min_pixels))[0]
+        small = [i for i in ids.tolist() if i > 0 and (i in labels or str(i) in labels)]
+        if not small:
+            return seg
+        drop = np.zeros(top + 1, bool)
+        drop[small] = True
+        return np.where(drop[seg], -seg if negate else 0, seg).astype(seg.dtype, copy=False)
+    u, c = np.unique(seg, return_counts=True)
+    small = [int(i) for i in u[c < min_pixels].tolist() if i > 0 and (i in labels or str(i) in labels)]
+    if not small:
+        return seg
+    return np.where(np.isin(seg, small), -seg if negate else 0, seg).astype(seg.dtype, copy=False)
 
 
 @dataclass(frozen=True)
@@ -186,25 +214,7 @@ class EmbeddedPerception:
         return rasterize(insts, gt_seg.shape, ids)
 
     def _groundtruth(self, seg: np.ndarray, labels: dict) -> np.ndarray:
-        """Labelled instances under ``min_pixels`` cleared (the same instances the
-        groundtruth backend returns, painted back; done on the id image directly)."""
-        if seg.size == 0:
-            return seg
-        top, low = int(seg.max()), int(seg.min())
-        if low >= 0 and top < (1 << 20):          # the usual ids: a histogram and a look-up table (fast)
-            counts = np.bincount(seg.ravel(), minlength=top + 1)
-            ids = np.nonzero((counts > 0) & (counts < self.min_pixels))[0]
-            small = [i for i in ids.tolist() if i > 0 and (i in labels or str(i) in labels)]
-            if not small:
-                return seg
-            drop = np.zeros(top + 1, bool)
-            drop[small] = True
-            return np.where(drop[seg], 0, seg).astype(seg.dtype, copy=False)
-        u, c = np.unique(seg, return_counts=True)
-        small = [int(i) for i in u[c < self.min_pixels].tolist() if i > 0 and (i in labels or str(i) in labels)]
-        if not small:
-            return seg
-        return np.where(np.isin(seg, small), 0, seg).astype(seg.dtype, copy=False)
+        return clear_small(seg, labels, self.min_pixels)
 
     def _ground(self, inst, gt_seg, depth, K, pose) -> int:
         m = inst.full_mask(gt_seg.shape)
