@@ -29,10 +29,12 @@ test: setup setup-yolo
 	$(PY) -m pytest -q test/test_planner_nodes.py
 
 # all 30 golden HAZARD results (fire / flood / wind x greedy / rule x test episodes 0-4),
-# then DOZE's and ESAR's (test/test_golden_doze_esar.py)
+# then DOZE's and ESAR's (test/test_golden_doze_esar.py), then the quick start's episode over DDS
+# against the embedded run to its end (test/test_ros_embedded_agreement.py)
 test-golden: setup
 	$(PY) -m pytest -q -m golden test/test_golden.py
 	$(PY) -m pytest -q -m golden test/test_golden_doze_esar.py
+	$(PY) -m pytest -q -m golden test/test_ros_embedded_agreement.py
 
 bench-table: setup
 	bash scripts/bench_table.sh
