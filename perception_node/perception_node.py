@@ -76,7 +76,7 @@ from hazard_ros.node_inputs import NodeInputs
 from hazard_ros.ros_node_main import run_node
 from hazard_sim.perception.embedded import classes_from_task
 from hazard_sim.perception.instances import keep_seen
-from hazard_sim.perception.vocabulary import labels_in_vocabulary
+from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary
 from perception_node.detectors import DetectorError, make_detector
 from perception_node.instance_outputs import PUBLISHED_TOPICS as INSTANCE_TOPICS
 from perception_node.instance_outputs import FrameInstances, InstancePublishers, TruthBoxes
@@ -282,10 +282,7 @@ class PerceptionNode(Node):
 
     def _vocabulary(self) -> list[str] | None:
         """Every class a closed-vocabulary detector knows (None: open vocabulary / ground truth)."""
-        if not self.closed_vocabulary:
-            return None
-        names = getattr(self.detector, "names", None)
-        return sorted(set((names if names is not None else self.detector._names()).values()))
+        return class_names(self.detector) if self.closed_vocabulary else None
 
     def _in_vocabulary(self, classes: list[str]) -> list[str]:
         return labels_in_vocabulary(classes, set(self._vocabulary() or ()), self.task or {})

@@ -346,3 +346,24 @@ def test_report_filter_reports_each_thing_once():
     assert f.new_reports([("victim", (500, 0, 0), "2000")]) == []
     with pytest.raises(ValueError):
         ReportFilter(-1.0)
+
+
+def test_embedded_closed_vocabulary_gives_the_agent_its_task_in_the_detectors_words():
+    """As the perception node does over ROS: a closed-vocabulary detector's agent gets its target
+    categories as the detector's classes (the task's own detector_classes map here), so that the
+    labels it sees can match them; ground truth leaves the task alone."""
+    seg = np.zeros((64, 64), np.int32)
+    seg[11:21, 12:20] = 1005
+    red = np.zeros((64, 64, 3), np.uint8)
+    red[..., 0] = 255
+    task = {"targets": [{"category": "apple", "value": 1}, {"category": "pear", "value": 5}],
+            "detector_classes": {"apple": "red thing", "pear": "unicorn"}}
+    info = {"labels": {1005: "apple"}, "task": task}
+    seen = EmbeddedPerception(PerceptionSettings(backend="onnx", weights=str(DETECT), min_pixels=4), "hazard/fire",
+                              task)
+    assert seen.vocabulary == ["blue thing", "green thing", "red thing"]
+    _, i = seen(_frame(seg, red), info)
+    assert [t["category"] for t in i["task"]["targets"]] == ["red thing", "pear"]   # unicorn: no such class
+    assert info["task"] is task and task["targets"][0]["category"] == "apple"        # the env's task untouched
+    gt = EmbeddedPerception(PerceptionSettings(min_pixels=4), "hazard/fire", task)
+    assert gt.vocabulary is None and gt(_frame(seg, red), info)[1]["task"] is task

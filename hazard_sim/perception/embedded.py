@@ -39,6 +39,7 @@ import numpy as np
 
 from hazard_sim.perception.backends import canonical_name, make_backend
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
+from hazard_sim.perception.vocabulary import task_in_vocabulary, vocabulary_of
 
 PHANTOM_BASE = 1 << 30
 GROUND_IOU = 0.5
@@ -144,8 +145,9 @@ class EmbeddedPerception:
             if self.name == "yolo_world" and settings.text_embeddings:
                 kw["text_embeddings"] = settings.text_embeddings
             self.backend = make_backend(self.name, weights=settings.weights, confidence=settings.confidence, **kw)
-            if task is not None:
-                self.set_task(task)
+        self.vocabulary = vocabulary_of(self.backend)
+        if self.backend is not None and task is not None:
+            self.set_task(task)
 
     def set_task(self, task: dict) -> None:
         """Open-vocabulary backends get the task's classes (its prompts where it has them);
@@ -172,6 +174,9 @@ class EmbeddedPerception:
         if self.backend is not None:
             info = dict(info)
             info["labels"] = labels_out
+            if info.get("task") is not None and self.vocabulary is not None:
+                # the agent's task in the detector's words (the perception node does the same)
+                info["task"] = task_in_vocabulary(info["task"], self.vocabulary)[0]
         return obs, info
 
     def _frame(self, obs: dict, gt_labels: dict, labels_out: dict) -> dict:

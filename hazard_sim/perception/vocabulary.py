@@ -22,6 +22,25 @@ from __future__ import annotations
 
 import copy
 
+CLOSED_VOCABULARY_BACKENDS = ("onnx", "yolo")
+
+
+def vocabulary_of(backend) -> list[str] | None:
+    """Every class a closed-vocabulary detector (``onnx``, ``yolo``) knows, sorted; None for an
+    open-vocabulary one (``yolo_world``: it is given the task's own words) or ground truth."""
+    if backend is None or getattr(backend, "needs_segmentation", False) \
+            or getattr(backend, "name", "") not in CLOSED_VOCABULARY_BACKENDS:
+        return None
+    return class_names(backend)
+
+
+def class_names(backend) -> list[str]:
+    """Every class name a detector backend gives, sorted (its ``names``, or ultralytics')."""
+    names = getattr(backend, "names", None)
+    if names is None:
+        names = backend._names()
+    return sorted(set(names.values()))
+
 
 def class_for(task: dict, label: str) -> str | None:
     """The detector class of a task label: the task's ``detector_classes`` entry, else the
@@ -75,4 +94,4 @@ def task_in_vocabulary(task: dict, vocabulary) -> tuple[dict, dict]:
     return out, report
 
 
-__all__ = ["class_for", "labels_in_vocabulary", "task_in_vocabulary"]
+__all__ = ["class_for", "class_names", "labels_in_vocabulary", "task_in_vocabulary", "vocabulary_of"]
