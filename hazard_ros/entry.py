@@ -52,7 +52,7 @@ def navigation_node() -> int:
 
 
 def decision_node() -> int:
-    return _run("planner_node.decision_node")
+    return _run("planner_node.decision_main")
 
 
 def mcap_recorder() -> int:

@@ -61,7 +61,6 @@ import rclpy
 from nav_msgs.msg import OccupancyGrid
 from rcl_interfaces.srv import SetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -70,7 +69,6 @@ from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import time_to_ns
 from hazard_ros.params import declare_bool
-from hazard_ros.ros_node_main import run_node
 from hazard_sim.agents import make_agent
 from hazard_sim.core.outcome import Status
 from hazard_sim.navigation.gait import observes_at
@@ -436,23 +434,10 @@ class DecisionNode(RescueGoals, DecisionBase):
         return self.episode_over(("value_rate", "step", "damage", "rescued_count", "frames"))
 
 
-def make_decision_node() -> Node:
-    """The node for the ``agent`` parameter: a DOZE agent (``frontier``, ``l3mvn``, ``c_l3mvn``,
-    ``h_l3mvn``; ``random`` with ``benchmark:=doze/levelN``, as HAZARD has a random agent too)
-    runs in :class:`planner_node.doze_decision.DozeDecisionNode`, any other in :class:`DecisionNode`."""
-    from planner_node.doze_decision import DozeDecisionNode, is_doze_agent
-    probe = Node("decision_node", automatically_declare_parameters_from_overrides=True)
-    got = {k: str(probe.get_parameter(k).value) for k in ("agent", "benchmark") if probe.has_parameter(k)}
-    probe.destroy_node()
-    agent, doze = got.get("agent", ""), got.get("benchmark", "").startswith("doze/")
-    if is_doze_agent(agent) and (doze or agent not in AGENTS):
-        return DozeDecisionNode()
-    return DecisionNode()
-
-
 def main(args=None) -> int:
-    return run_node(make_decision_node, "decision_node", args, threads=4, work=lambda node: node.run(),
-                    work_errors=(ValueError, TimeoutError))
+    """The generic ``decision_node`` script (it runs this node for the benchmarks that declare it)."""
+    from planner_node.decision_main import main as decision_main
+    return decision_main(args)
 
 
 if __name__ == "__main__":

@@ -47,10 +47,10 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/perception/reporting.py": (1, "ESAR's reporting rule: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/perception/text_embeddings.py": (2, "the MiniLM model lives in DOZE's folder: move it to a shared "
                                                     "text-embedding module"),
-    "hazard_sim/perception/dataset_render.py": (85, "renders every benchmark's frames and maps their labels to the "
+    "hazard_sim/perception/dataset_render.py": (84, "renders every benchmark's frames and maps their labels to the "
                                                      "detector's five classes: each benchmark's shot maker and label "
                                                      "map move next to its spec"),
-    "hazard_sim/perception/training.py": (2, "names the `hazard perception` commands in its messages"),
+    "hazard_sim/perception/training.py": (1, "names the `hazard perception` commands in its messages"),
     "perception_node/esar_reporter.py": (7, "ESAR's reporter node: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
     "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
@@ -64,12 +64,12 @@ KNOWN_VIOLATIONS = {
     "hazard_ros/sim_params.py": (2, "sim_node's deprecated hazards_affect_agent parameter, kept for one release"),
     "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
     "perception_node/perception_node.py": (4, "DOZE / ESAR examples in its docstring, ESAR's named views (item 2)"),
-    "planner_node/decision_node.py": (24, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
+    "planner_node/decision_node.py": (11, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
     "planner_node/doze_decision.py": (48, "DOZE's decision node (item 2: into DOZE's ROS plug-in)"),
     "planner_node/following.py": (3, "limits default to HAZARD's humanoid (item 3)"),
     "planner_node/locomotion.py": (3, "HAZARD's action primitives over ROS (item 3)"),
     "planner_node/navigation.py": (1, "limits default to HAZARD's humanoid (item 3)"),
-    "planner_node/navigation_node.py": (5, "HAZARD's walk_to / move_by goal semantics (item 3)"),
+    "planner_node/navigation_node.py": (1, "HAZARD's walk_to / move_by goal semantics (item 3)"),
     "planner_node/observation.py": (2, "HAZARD's task JSON (its required keys), the humanoid default (item 2)"),
 }
 

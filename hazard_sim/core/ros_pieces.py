@@ -33,6 +33,9 @@ class RosPieces:
     subscriptions: dict[str, str] = field(default_factory=dict)
     #: the console script of its decision node or agent adapter ("" none)
     decision: str = ""
+    #: "module:Class" of the node the generic ``decision_node`` script makes for this benchmark
+    #: (planner_node.decision_main), an rclpy Node with a ``run()`` ("" none)
+    decision_class: str = ""
     #: its launch file and RViz config, relative to the repository / package share
     launch_file: str = ""
     rviz: str = ""
