@@ -122,7 +122,7 @@ def bench_rates(args, domain: int) -> dict:
 
 def pipeline_available() -> str | None:
     for mod in ("perception_node.perception_node", "perception_node.mapping_node",
-                "planner_node.navigation_node", "planner_node.decision_node"):
+                "planner_node.navigation_node", "planner_node.plugins.hazard"):
         try:
             importlib.import_module(mod)
         except Exception as exc:

@@ -15,6 +15,7 @@
   :mod:`planner_node.planner_server`, :mod:`planner_node.controller_server`,
   :mod:`planner_node.smoother_server`, :mod:`planner_node.nav_costmaps`,
   :mod:`planner_node.nav_lifecycle`, :mod:`planner_node.map_server`.
-- :mod:`planner_node.decision_node`: runs a ``hazard_sim`` agent over ROS (entry
-  ``decision_node``).
+- :mod:`planner_node.decision_main` (entry ``decision_node``): runs the decision node the
+  benchmark declares (``RosPieces.decision_class``); the shipped ones are in
+  :mod:`planner_node.plugins`, one module per benchmark, on :mod:`planner_node.decision_base`.
 """

@@ -1,5 +1,5 @@
 """The rescue actions as navigation goals and service calls, and the walking map they plan on
-(the goal half of :class:`planner_node.decision_node.DecisionNode`, a mixin).
+(the goal half of the rescue decision node in :mod:`planner_node.plugins`, a mixin).
 
 * ``_navigate`` / ``_approach`` / ``_drive``: a NavigateToPose, ``approach_object`` or
   ``drive_on_heading`` goal stamped with the frame the agent decided on, waited for with the

@@ -64,8 +64,6 @@ KNOWN_VIOLATIONS = {
     "hazard_ros/sim_params.py": (2, "sim_node's deprecated hazards_affect_agent parameter, kept for one release"),
     "perception_node/detectors.py": (1, "HAZARD's ground-truth track named in a docstring"),
     "perception_node/perception_node.py": (4, "DOZE / ESAR examples in its docstring, ESAR's named views (item 2)"),
-    "planner_node/decision_node.py": (11, "HAZARD's decision node: its agents, controllers, doze/ branch (items 2, 3)"),
-    "planner_node/doze_decision.py": (48, "DOZE's decision node (item 2: into DOZE's ROS plug-in)"),
     "planner_node/following.py": (3, "limits default to HAZARD's humanoid (item 3)"),
     "planner_node/locomotion.py": (3, "HAZARD's action primitives over ROS (item 3)"),
     "planner_node/navigation.py": (1, "limits default to HAZARD's humanoid (item 3)"),
@@ -86,10 +84,11 @@ def test_name_pattern():
 
 
 def _benchmarks_own(path: str) -> bool:
-    """A benchmark's own folder (hazard_sim/tasks/<name>/) or its sim_node plug-in, the ROS package's
-    module named after a shipped benchmark (hazard_ros/plugins/<name>.py)."""
+    """A benchmark's own folder (hazard_sim/tasks/<name>/) or its ROS plug-ins, the ROS packages'
+    modules named after a shipped benchmark (hazard_ros/plugins/<name>.py: its sim_node plug-in;
+    planner_node/plugins/<name>.py: its decision node)."""
     from hazard_sim.tasks import BUILTIN
-    plugin = re.fullmatch(r"hazard_ros/plugins/(\w+)\.py", path)
+    plugin = re.fullmatch(r"(?:hazard_ros|planner_node)/plugins/(\w+)\.py", path)
     return bool(re.match(r"hazard_sim/tasks/[^/]+/", path) or (plugin and plugin.group(1) in BUILTIN))
 
 

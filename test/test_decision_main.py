@@ -20,8 +20,8 @@ def test_the_benchmark_parameter_wins_then_task_then_the_agents_group():
 
 
 def test_each_benchmark_names_its_node_class():
-    from planner_node.decision_node import DecisionNode
-    from planner_node.doze_decision import DozeDecisionNode
+    from planner_node.plugins.doze import DozeDecisionNode
+    from planner_node.plugins.hazard import DecisionNode
     assert decision_class("hazard/wind") is DecisionNode
     assert decision_class("doze/level3") is DozeDecisionNode
     with pytest.raises(ValueError, match="declares no decision node"):

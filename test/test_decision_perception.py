@@ -38,8 +38,8 @@ def _subscribed(node) -> set[str]:
 def test_decision_nodes_subscribe_to_perception_not_to_ground_truth(ros_context):
     from rclpy.parameter import Parameter
 
-    from planner_node.decision_node import DecisionNode
-    from planner_node.doze_decision import DozeDecisionNode
+    from planner_node.plugins.doze import DozeDecisionNode
+    from planner_node.plugins.hazard import DecisionNode
     nodes = [DecisionNode(context=ros_context, parameter_overrides=[Parameter("lockstep", value=True)]),
              DozeDecisionNode(context=ros_context, node_name="doze_decision")]
     try:
@@ -63,7 +63,7 @@ def test_doze_decision_node_gets_observations_from_perception_with_ground_truth_
 
     from hazard_ros.sim_node import SimNode
     from perception_node.perception_node import PerceptionNode
-    from planner_node.doze_decision import DozeDecisionNode
+    from planner_node.plugins.doze import DozeDecisionNode
     context = Context()
     rclpy.init(context=context, domain_id=ros_env)
     nodes, ex = [], None
@@ -105,7 +105,7 @@ def test_the_simulators_ids_of_held_and_rescued_objects_become_perceived_ids(ros
     hands and the rescued objects by its own: after a pick_up of perceived object 3 the held
     simulator id 1001 reads as 3 (and so do the rescued ids); with ground truth (same ids)
     nothing changes."""
-    from planner_node.decision_node import DecisionNode
+    from planner_node.plugins.hazard import DecisionNode
     dec = DecisionNode(context=ros_context)
     try:
         dec.status = {"frame": 5, "held": 1001, "rescued_ids": [], "done": False}

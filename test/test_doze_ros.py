@@ -85,7 +85,7 @@ def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_
 
     from hazard_ros.sim_node import SimNode
     from perception_node.perception_node import PerceptionNode
-    from planner_node.doze_decision import DozeDecisionNode
+    from planner_node.plugins.doze import DozeDecisionNode
     width, bench = 96, "doze/level3"
     ctxs = [Context(), Context()]
     for c in ctxs:
@@ -125,7 +125,7 @@ def test_decision_node_runs_a_doze_agent_over_dds_with_the_embedded_results(ros_
 def test_decision_node_rejects_unknown_doze_agents_and_picks_doze_random(ctx):  # noqa: F811
     from rclpy.parameter import Parameter
 
-    from planner_node.doze_decision import DozeDecisionNode, action_twist, parse_doze_action
+    from planner_node.plugins.doze import DozeDecisionNode, action_twist, parse_doze_action
     with pytest.raises(ValueError, match="unknown DOZE agent 'greedy'"):
         DozeDecisionNode(context=ctx, parameter_overrides=[Parameter("agent", value="greedy")])
     assert parse_doze_action("move_ahead") == "MoveAhead"

@@ -215,8 +215,8 @@ def hazard_nodes():
     from hazard_ros.sim_node import SimNode
     from perception_node.mapping_node import MappingNode
     from perception_node.perception_node import PerceptionNode
-    from planner_node.decision_node import DecisionNode
     from planner_node.navigation_node import NavigationNode
+    from planner_node.plugins.hazard import DecisionNode
 
     context = Context()
     rclpy.init(context=context, domain_id=random.SystemRandom().randint(1, 101))

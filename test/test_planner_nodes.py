@@ -398,8 +398,8 @@ def test_decision_node_runs_an_episode_in_lockstep():
 
     from hazard_ros.sim_node import SimNode
     from perception_node.perception_node import PerceptionNode
-    from planner_node.decision_node import PUBLISHED_TOPICS as DECISION_TOPICS
-    from planner_node.decision_node import DecisionNode
+    from planner_node.plugins.hazard import PUBLISHED_TOPICS as DECISION_TOPICS
+    from planner_node.plugins.hazard import DecisionNode
 
     domain = random.SystemRandom().randint(1, 101)
     context = Context()

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 RVIZ = REPO / "rviz" / "hazard.rviz"
 CONTRACT = REPO / "docs" / "ros_contract.md"
 NODE_MODULES = ["hazard_ros.sim_node", "perception_node.perception_node", "perception_node.mapping_node",
-                "planner_node.navigation_node", "planner_node.decision_node"]
+                "planner_node.navigation_node", "planner_node.plugins.hazard"]
 
 # display class -> the message type it shows
 DISPLAY_TYPES = {

@@ -7,7 +7,7 @@ from hazard_sim.core.ros_pieces import RosPieces
 ROS = RosPieces(
     services={"done": ("stop",)},            # Done: the episode ends where the robot stands
     decision="decision_node",
-    decision_class="planner_node.doze_decision:DozeDecisionNode",
+    decision_class="planner_node.plugins.doze:DozeDecisionNode",
     launch_file="launch/doze.launch.yaml",
     rviz="rviz/doze.rviz",
 )

@@ -14,7 +14,7 @@ ROS = RosPieces(
     # the task's containers that are scene parts (the carts) beside the entities on world/objects
     plugin="hazard_ros.plugins.hazard:HazardPlugin",
     decision="decision_node",
-    decision_class="planner_node.decision_node:DecisionNode",
+    decision_class="planner_node.plugins.hazard:DecisionNode",
     launch_file="launch/hazard.launch.yaml",
     rviz="rviz/hazard.rviz",
 )
