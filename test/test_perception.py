@@ -367,3 +367,16 @@ def test_embedded_closed_vocabulary_gives_the_agent_its_task_in_the_detectors_wo
     assert info["task"] is task and task["targets"][0]["category"] == "apple"        # the env's task untouched
     gt = EmbeddedPerception(PerceptionSettings(min_pixels=4), "hazard/fire", task)
     assert gt.vocabulary is None and gt(_frame(seg, red), info)[1]["task"] is task
+
+
+def test_embedded_task_without_its_benchmark_maps_by_the_runs_benchmark():
+    """The embedded env's task has no "benchmark" key (sim_node adds one over ROS): the targets
+    still map through the dataset's classes of the benchmark being run (candle: value 1 ->
+    object, purse: value 5 -> valuable)."""
+    seg = np.zeros((64, 64), np.int32)
+    red = np.zeros((64, 64, 3), np.uint8)
+    seen = EmbeddedPerception(PerceptionSettings(backend="onnx", weights=str(DETECT)), "hazard/fire")
+    seen.vocabulary = ["object", "person", "valuable"]           # the shipped detector's kind of classes
+    task = {"targets": [{"category": "candle", "value": 1}, {"category": "purse", "value": 5}]}
+    _, i = seen(_frame(seg, red), {"labels": {}, "task": task})
+    assert sorted((t["category"], t["value"]) for t in i["task"]["targets"]) == [("object", 1), ("valuable", 5)]

@@ -133,6 +133,7 @@ class EmbeddedPerception:
 
     def __init__(self, settings: PerceptionSettings, benchmark: str, task: dict | None = None):
         self.settings = settings
+        self.benchmark = benchmark
         self.name = canonical_name(settings.backend)
         self.min_pixels = settings.effective_min_pixels(benchmark)
         self.prompt_to_label: dict[str, str] = {}
@@ -176,7 +177,8 @@ class EmbeddedPerception:
             info["labels"] = labels_out
             if info.get("task") is not None and self.vocabulary is not None:
                 # the agent's task in the detector's words (the perception node does the same)
-                info["task"] = task_in_vocabulary(info["task"], self.vocabulary)[0]
+                task = info["task"] if "benchmark" in info["task"] else dict(info["task"], benchmark=self.benchmark)
+                info["task"] = task_in_vocabulary(task, self.vocabulary)[0]
         return obs, info
 
     def _frame(self, obs: dict, gt_labels: dict, labels_out: dict) -> dict:
