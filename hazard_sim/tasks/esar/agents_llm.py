@@ -70,7 +70,7 @@ class EsarLLMAgent(ProbabilityMapAgent):
         super().reset(obs, info)
 
     def episode_info(self) -> dict:
-        return self.llm.summary()
+        return {**super().episode_info(), **self.llm.summary()}
 
     # ------------------------------------------------------------ options
     def _areas(self, smooth, d) -> list[np.ndarray]:
