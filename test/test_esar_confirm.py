@@ -97,11 +97,18 @@ def test_dark_large_far_and_scene_class_spots_are_no_candidates():
     assert [s.pixels for s in spots] == [4]
 
 
-def test_plain_noisy_ground_and_sky_give_no_candidates():
+def test_plain_noisy_ground_sky_streaks_and_flakes_give_no_candidates():
     cam = _down_camera()
     cam["depth"][:10] = np.inf                       # sky
     cam["rgb"][:10] = (200, 220, 255)
+    cam["rgb"][20:26, 20] = cam["rgb"][20:26, 20] * 0.55 + 200 * 0.45     # a rain streak (grey)
+    cam["rgb"][40:42, 40:42] = cam["rgb"][40:42, 40:42] * 0.2 + 235 * 0.8  # a snow flake (white)
     assert salient_spots(cam["rgb"], cam["depth"], cam["K"], cam["pose"]) == []
+    # saturation by hand: meadow (96, 128, 64) 0.5, water (46, 82, 118) 0.61, orange (255, 90, 0) 1
+    assert confirm.saturation(np.array([[96, 128, 64], [46, 82, 118], [255, 90, 0]])) == \
+        pytest.approx([0.5, 72 / 118, 1.0])
+    # a dim orange (light 0.3) is as saturated as a bright one: the rule holds at dusk
+    assert confirm.saturation(np.array([76, 27, 0])) == pytest.approx(1.0)
 
 
 # ------------------------------------------------------------------ descend, look, climb
@@ -155,7 +162,7 @@ def test_a_searcher_flies_over_a_candidate_comes_down_looks_and_climbs_back():
 def test_nothing_recognised_down_there_the_spot_is_done_and_not_looked_at_again():
     agent = FrontierAgent()
     cam = _down_camera(at=(500.0, 500.0, 160.0), **PX256)
-    cam["rgb"][127:129, 127:129] = (255, 255, 255)       # right below, a white spot
+    cam["rgb"][127:129, 127:129] = (40, 90, 210)         # right below, a blue spot
     agent.reset(_obs(cam, (500.0, 500.0, 160.0)), _info())
     a = agent.act(_obs(cam, (500.0, 500.0, 160.0)), _info())["action"]
     assert a["position"][2] == pytest.approx(100.0 + confirm_height(F256))       # straight down at once

@@ -17,8 +17,14 @@ ground.
 **Candidates** (:func:`salient_spots`): a local colour-anomaly detector on the RGB image,
 the classic cue of UAV search for people in bright clothing (Reed-Xiaoli style: each pixel's
 colour against the mean and spread of its neighbourhood): pixels whose colour lies far
-outside their surroundings and that are brighter or more saturated than them, grouped into
-blobs too small to be recognised (fewer than ``max_pixels``). What a blob is the searcher
+outside their surroundings *and* is a saturated colour that the ground does not have (HSV
+saturation ``(max - min) / max`` at least ``MIN_SATURATION`` and ``SATURATION_MARGIN`` above
+the neighbourhood's: outdoor gear and clothing, not grass, rock, sand, snow or water, whose
+saturations stay under 0.62 whatever the light, since shading and light scale all three
+channels alike), grouped into blobs too small to be recognised (fewer than ``max_pixels``).
+Grey rain streaks and white snow flakes drawn into the image are not saturated, so the
+weather's precipitation gives no candidates; fog pulls colours to the grey fog and hides
+spots as it hides things from the detection track. What a blob is the searcher
 does not know; it only knows where it is (its pixels' depth back-projected). Nothing here
 reads the simulator's ground truth: only the RGB, the depth, the camera model and the
 perceived segmentation's scene classes (blobs on a tree, a rock or water are ignored).
@@ -43,6 +49,8 @@ MIN_CONFIRM_AGL = 12.0
 WINDOW = 15                  # px: the neighbourhood a pixel is compared with
 THRESHOLD = 40.0             # anomaly score (sum of squared z-scores over R, G, B)
 NOISE = 10.0                 # colour units: the floor of the neighbourhood's spread
+MIN_SATURATION = 0.75        # HSV saturation of a candidate pixel
+SATURATION_MARGIN = 0.2      # ... above its neighbourhood's mean
 SCENE_CLASSES = ("tree", "rock", "water")
 
 
@@ -90,8 +98,8 @@ class Spot:
 def anomaly_score(rgb: np.ndarray, valid: np.ndarray, window: int = WINDOW, noise: float = NOISE) -> np.ndarray:
     """Per pixel, the sum over R, G, B of the squared distance to the neighbourhood's mean in
     units of its spread (floored at ``noise``), counting only ``valid`` neighbours; 0 where
-    not valid or brighter-and-more-saturated does not hold (dark spots, shadows, are not
-    what a searcher looks for)."""
+    not valid or where the pixel is not a saturated colour standing out from its
+    neighbourhood's (see the module doc: shadows, grey streaks and white flakes are not)."""
     x = rgb.astype(np.float32)
     w = valid.astype(np.float32)
     n = ndimage.uniform_filter(w, window, mode="nearest")
@@ -100,9 +108,17 @@ def anomaly_score(rgb: np.ndarray, valid: np.ndarray, window: int = WINDOW, nois
     m2 = np.stack([ndimage.uniform_filter(x[..., c] ** 2 * w, window, mode="nearest") for c in range(3)], -1)
     var = np.maximum(m2 / n[..., None] - mu ** 2, 0.0) + noise ** 2
     score = (((x - mu) ** 2) / var).sum(-1)
-    bright = x.max(-1) > mu.max(-1) + noise
-    sat = (x.max(-1) - x.min(-1)) > (mu.max(-1) - mu.min(-1)) + noise
-    return np.where(valid & (bright | sat), score, 0.0)
+    sat = saturation(x)
+    sat_mu = ndimage.uniform_filter(sat * w, window, mode="nearest") / n
+    colourful = (sat >= MIN_SATURATION) & (sat >= sat_mu + SATURATION_MARGIN)
+    return np.where(valid & colourful, score, 0.0)
+
+
+def saturation(rgb: np.ndarray) -> np.ndarray:
+    """HSV saturation ``(max - min) / max`` per pixel (0 for black)."""
+    x = np.asarray(rgb, np.float32)
+    hi = x.max(-1)
+    return np.where(hi > 0, (hi - x.min(-1)) / np.maximum(hi, 1e-6), 0.0).astype(np.float32)
 
 
 def salient_spots(rgb, depth, K, pose, seg=None, labels=None, max_pixels: int = 16,
