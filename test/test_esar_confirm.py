@@ -214,3 +214,15 @@ def test_candidates_come_from_the_image_not_from_the_ground_truth():
     b = salient_spots(cam["rgb"], cam["depth"], cam["K"], cam["pose"], seg, {1: "terrain"})
     assert a == b
     assert confirm.THRESHOLD > 0
+
+
+def test_hot_pixels_in_boxes_equal_the_whole_image_score():
+    rng = np.random.default_rng(1)
+    cam = _down_camera(h=96, w=96)
+    for r, c in rng.integers(0, 94, (12, 2)):
+        cam["rgb"][r:r + 2, c:c + 2] = (255, 90, 0) if r % 2 else (40, 90, 210)
+    cam["rgb"][0:3, 90:96] = (250, 200, 0)             # at the image border
+    valid = np.isfinite(cam["depth"])
+    valid[60:70] = False
+    want = confirm.anomaly_score(cam["rgb"], valid) > confirm.THRESHOLD
+    assert want.sum() > 20 and np.array_equal(confirm.hot_pixels(cam["rgb"], valid), want)

@@ -114,11 +114,33 @@ def anomaly_score(rgb: np.ndarray, valid: np.ndarray, window: int = WINDOW, nois
     return np.where(valid & colourful, score, 0.0)
 
 
+def hot_pixels(rgb: np.ndarray, valid: np.ndarray, threshold: float = THRESHOLD, window: int = WINDOW) -> np.ndarray:
+    """``anomaly_score(rgb, valid) > threshold``, computed only in boxes around the saturated
+    pixels (most views have none; a box padded by the window's half size gives its pixels the
+    same neighbourhood as the whole image does)."""
+    seeds = valid & (saturation(rgb) >= MIN_SATURATION)
+    hot = np.zeros(valid.shape, bool)
+    if not seeds.any():
+        return hot
+    pad = window // 2 + 1
+    h, w = valid.shape
+    lab, _ = ndimage.label(seeds)
+    for sl in ndimage.find_objects(lab):
+        r0, r1 = max(0, sl[0].start - pad), min(h, sl[0].stop + pad)
+        c0, c1 = max(0, sl[1].start - pad), min(w, sl[1].stop + pad)
+        score = anomaly_score(rgb[r0:r1, c0:c1], valid[r0:r1, c0:c1], window)
+        inner = (slice(sl[0].start - r0, sl[0].stop - r0), slice(sl[1].start - c0, sl[1].stop - c0))
+        hot[sl] |= score[inner] > threshold
+    return hot
+
+
 def saturation(rgb: np.ndarray) -> np.ndarray:
     """HSV saturation ``(max - min) / max`` per pixel (0 for black)."""
-    x = np.asarray(rgb, np.float32)
-    hi = x.max(-1)
-    return np.where(hi > 0, (hi - x.min(-1)) / np.maximum(hi, 1e-6), 0.0).astype(np.float32)
+    x = np.asarray(rgb)
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+    hi = np.maximum(np.maximum(r, g), b).astype(np.float32)
+    lo = np.minimum(np.minimum(r, g), b).astype(np.float32)
+    return np.where(hi > 0, (hi - lo) / np.maximum(hi, 1e-6), 0.0).astype(np.float32)
 
 
 def salient_spots(rgb, depth, K, pose, seg=None, labels=None, max_pixels: int = 16,
@@ -134,7 +156,7 @@ def salient_spots(rgb, depth, K, pose, seg=None, labels=None, max_pixels: int = 
             valid &= ~np.isin(seg, scene)
     if not valid.any():
         return []
-    hot = anomaly_score(np.asarray(rgb), valid) > threshold
+    hot = hot_pixels(np.asarray(rgb), valid, threshold)
     blobs, n = ndimage.label(hot)
     if n == 0:
         return []
