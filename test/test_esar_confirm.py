@@ -226,3 +226,14 @@ def test_hot_pixels_in_boxes_equal_the_whole_image_score():
     valid[60:70] = False
     want = confirm.anomaly_score(cam["rgb"], valid) > confirm.THRESHOLD
     assert want.sum() > 20 and np.array_equal(confirm.hot_pixels(cam["rgb"], valid), want)
+
+
+def test_a_real_task_is_solved_by_coming_down_and_not_from_the_pattern_alone():
+    """Test task 3 (alpine, haze, 256 px cameras, the 16-pixel rule): frontier sees the person
+    only as a few orange pixels from 60 m; coming down over them it recognises and reports them."""
+    from hazard_sim.runner import run_episode
+    looked = run_episode("esar", "test", 3, "frontier", 0, frame_limit=3000)
+    assert looked["sr"] == 100.0 and looked["looks"] >= 1 and looked["safe"]
+    assert looked["victims_found"] == looked["victims"] == 1
+    plain = run_episode("esar", "test", 3, "frontier", 0, frame_limit=3000, agent_kwargs={"looks_closer": False})
+    assert plain["sr"] == 0.0 and "looks" not in plain

@@ -73,8 +73,10 @@ class EsarAgent(abc.ABC):
     name = "esar_base"
     looks_closer = True        # come down over candidates (see the module doc)
 
-    def __init__(self, seed: int = 0, **kw):
+    def __init__(self, seed: int = 0, looks_closer: bool | None = None, **kw):
         self.rng = np.random.default_rng(seed)
+        if looks_closer is not None:                # agent_kwargs={"looks_closer": False}: the pattern only
+            self.looks_closer = bool(looks_closer)
 
     # ------------------------------------------------------------ memory
     def reset(self, obs, info):
