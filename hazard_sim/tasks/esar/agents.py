@@ -206,13 +206,13 @@ class EsarAgent(abc.ABC):
         p = self.look["spot"]
         if np.linalg.norm(p[:2] - self.pos[:2]) > LOOK_ARRIVE:
             return self.leg_to(p[:2])
-        z = max(p[2] + confirm_height(self.focal), self.column_top(p) + COLUMN_CLEARANCE,
+        z = max(p[2] + confirm_height(self.focal), self.column_top() + COLUMN_CLEARANCE,
                 self.ground_here + MIN_CONFIRM_AGL)
         self.look["down"] = True
         return {"type": "goto", "position": [float(self.pos[0]), float(self.pos[1]), float(min(z, self.pos[2]))],
                 "speed": 4.0}
 
-    def column_top(self, p) -> float:
+    def column_top(self) -> float:
         """The highest surface the cameras see within ``COLUMN`` m of the vertical through the UAV
         (tree tops, rocks, the ground), from this step's depth images."""
         top = self.ground_here
