@@ -23,6 +23,16 @@ located as many victims as are missing or when its time is nearly up.
 All fly with ``goto`` legs of at most 60 m whose altitude is the highest ground the 2.5-D
 map knows along the leg (the altimeter's ground where it knows nothing) plus the search
 height, so they follow the terrain without crashing into slopes they have seen.
+
+**Coming down to look** (all but ``random``): from 60 m a person covers about 2-5 pixels of
+a 256 px camera, too few to recognise (the benchmark's 16). A small spot whose colour stands
+out from the ground (:func:`~hazard_sim.tasks.esar.confirm.salient_spots`, on the RGB only) is
+a *candidate*; the searcher flies over the nearest one (within ``LOOK_DETOUR`` m, while time
+allows), descends straight down until a person there would cover ``CONFIRM_PIXELS`` pixels of
+the bottom camera (:func:`~hazard_sim.tasks.esar.confirm.confirm_height`: 17 m for 256 px,
+above every tree top near the column), looks (the ordinary detection reports what it now
+recognises), and climbs back to its pattern. Each spot is looked at once (spots within
+``LOOK_MERGE`` m are one).
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ from scipy.ndimage import binary_dilation, gaussian_filter
 
 from hazard_sim.agents import register_agent
 from hazard_sim.navigation.maps import HeightLayer, MapSpec
+from hazard_sim.tasks.esar.confirm import MIN_CONFIRM_AGL, confirm_height, salient_spots
 from hazard_sim.tasks.esar.task import DISCRETE
 
 SEARCH_RANGE = 180.0       # m: what the cameras search well (victims ~1-2 m across)
@@ -40,6 +51,11 @@ AGL = 60.0
 LEG = 60.0
 MAP_CELL = 20.0
 MIN_PIXELS = 2
+LOOK_DETOUR = 250.0        # m: the farthest candidate worth a detour
+LOOK_MERGE = 15.0          # m: candidates this close are one spot
+LOOK_ARRIVE = 6.0          # m: horizontally over the spot, start the descent
+COLUMN = 8.0               # m: obstacles this close to the descent column set its floor
+COLUMN_CLEARANCE = 6.0     # m: above the highest of them
 
 
 def backproject(depth, K, pose, mask):
@@ -55,9 +71,12 @@ class EsarAgent(abc.ABC):
     """Detection, reporting, the 2.5-D map and terrain-following flight shared by the baselines."""
 
     name = "esar_base"
+    looks_closer = True        # come down over candidates (see the module doc)
 
-    def __init__(self, seed: int = 0, **kw):
+    def __init__(self, seed: int = 0, looks_closer: bool | None = None, **kw):
         self.rng = np.random.default_rng(seed)
+        if looks_closer is not None:                # agent_kwargs={"looks_closer": False}: the pattern only
+            self.looks_closer = bool(looks_closer)
 
     # ------------------------------------------------------------ memory
     def reset(self, obs, info):
@@ -80,6 +99,10 @@ class EsarAgent(abc.ABC):
         self.pending_victims: list[list] = []
         self.steps = 0
         self.last_status = "succeeded"
+        self.candidates: list[np.ndarray] = []     # spots worth a closer look (world xyz)
+        self.looked: list[np.ndarray] = []         # spots looked at (or given up)
+        self.look: dict | None = None              # the spot being looked at now
+        self.looks = 0
         self.update(obs, info)
 
     def _cells(self, xy):
@@ -94,6 +117,8 @@ class EsarAgent(abc.ABC):
         self.agl = float(obs["altitude"][1])
         self.ground_here = self.pos[2] - self.agl
         self.seen_now = np.zeros(self.spec.shape, bool)
+        self._cams = obs["cameras"]
+        self.focal = float(next(iter(self._cams.values()))["K"][0, 0])
         for cam in obs["cameras"].values():
             d, K, T = cam["depth"], cam["K"], cam["pose"]
             s = 4 if d.shape[0] >= 128 else 2
@@ -106,6 +131,8 @@ class EsarAgent(abc.ABC):
             self.searched[i, j] = True
             self.seen_now[i, j] = True
             seg = cam["seg_visible"]
+            if self.looks_closer:
+                self._note_candidates(cam, labels)
             for oid in np.unique(seg[seg >= 1000]).tolist():
                 if oid in self.reported:
                     continue
@@ -126,6 +153,76 @@ class EsarAgent(abc.ABC):
                 else:
                     continue
                 self.reported.add(oid)
+
+    # ------------------------------------------------------------ coming down to look
+    def _known(self) -> list:
+        return ([np.asarray(v[:2], float) for v in self.victims_found.values()]
+                + [np.asarray(c[1][:2], float) for c in self.clues_found.values()])
+
+    def _note_candidates(self, cam, labels) -> None:
+        """Salient spots of this view within ``LOOK_DETOUR`` m that are no known thing, no spot
+        looked at and no candidate yet."""
+        spots = salient_spots(cam["rgb"], cam["depth"], cam["K"], cam["pose"], cam.get("seg"), labels)
+        x0, y0, x1, y1 = self.bounds
+        for sp in spots:
+            p = np.asarray(sp.position, float)
+            if not (x0 + 10 <= p[0] <= x1 - 10 and y0 + 10 <= p[1] <= y1 - 10):
+                continue
+            if np.linalg.norm(p[:2] - self.pos[:2]) > LOOK_DETOUR:
+                continue
+            if any(np.linalg.norm(p[:2] - q[:2]) < LOOK_MERGE for q in self.candidates + self.looked + self._known()):
+                continue
+            self.candidates.append(p)
+
+    def look_time(self, p) -> float:
+        """Seconds to fly over ``p``, come down to look and climb back (at 10 m/s across, 4 m/s
+        up and down, 10 s to settle)."""
+        drop = max(0.0, self.pos[2] - (p[2] + confirm_height(self.focal)))
+        return float(np.linalg.norm(p[:2] - self.pos[:2])) / 10.0 + 2 * drop / 4.0 + 10.0
+
+    def look_closer(self):
+        """The next action of a look (fly over the spot, descend, done), or None when there is
+        nothing to look at (the searcher's own ``decide`` goes on)."""
+        known = self._known()
+        if self.look is not None:
+            p = self.look["spot"]
+            seen = any(np.linalg.norm(p[:2] - q) < LOOK_MERGE for q in known)
+            if seen or self.look["down"] or self.last_status != "succeeded":
+                self.looked.append(p)
+                self.look = None
+        if self.look is None:
+            left = self.t_max - 40.0 - self.time
+            keep = [c for c in self.candidates if np.linalg.norm(c[:2] - self.pos[:2]) <= LOOK_DETOUR]
+            self.candidates = keep
+            if not keep:
+                return None
+            k = int(np.argmin([np.linalg.norm(c[:2] - self.pos[:2]) for c in keep]))
+            p = self.candidates.pop(k)
+            if self.look_time(p) > left:
+                self.looked.append(p)
+                return None
+            self.look = {"spot": p, "down": False}
+            self.looks += 1
+        p = self.look["spot"]
+        if np.linalg.norm(p[:2] - self.pos[:2]) > LOOK_ARRIVE:
+            return self.leg_to(p[:2])
+        z = max(p[2] + confirm_height(self.focal), self.column_top() + COLUMN_CLEARANCE,
+                self.ground_here + MIN_CONFIRM_AGL)
+        self.look["down"] = True
+        return {"type": "goto", "position": [float(self.pos[0]), float(self.pos[1]), float(min(z, self.pos[2]))],
+                "speed": 4.0}
+
+    def column_top(self) -> float:
+        """The highest surface the cameras see within ``COLUMN`` m of the vertical through the UAV
+        (tree tops, rocks, the ground), from this step's depth images."""
+        top = self.ground_here
+        for cam in self._cams.values():
+            d = cam["depth"]
+            pts = backproject(d, cam["K"], cam["pose"], np.isfinite(d))
+            near = np.linalg.norm(pts[:, :2] - self.pos[:2], axis=1) < COLUMN
+            if near.any():
+                top = max(top, float(pts[near, 2].max()))
+        return top
 
     # ------------------------------------------------------------ flight
     def ground_along(self, a, b) -> float:
@@ -157,13 +254,17 @@ class EsarAgent(abc.ABC):
         self.last_status = info.get("action_result", {}).get("status", "succeeded")
         self.steps += 1
         done = len(self.victims_found) >= self.n_victims or self.time > self.t_max - 40.0
-        a = "stop" if done else self.decide()
+        a = "stop" if done else (self.looks_closer and self.look_closer()) or self.decide()
         out = {"action": a}
         if self.pending_clues:
             out["clues"], self.pending_clues = self.pending_clues, []
         if self.pending_victims:
             out["victims"], self.pending_victims = self.pending_victims, []
         return out
+
+    def episode_info(self) -> dict:
+        """Added to the episode's results: how many spots the searcher came down to look at."""
+        return {"looks": self.looks} if self.looks_closer else {}
 
     @abc.abstractmethod
     def decide(self):
@@ -172,6 +273,7 @@ class EsarAgent(abc.ABC):
 
 class RandomAgent(EsarAgent):
     name = "random"
+    looks_closer = False        # the paper's Random: uniform actions, no mapping, no reasoning
 
     def decide(self):
         return str(self.rng.choice([a for a in DISCRETE if a != "stop"]))

@@ -51,8 +51,8 @@ class EsarLLMAgent(ProbabilityMapAgent):
     name = "llm"
     cli_options = LLM_CLI_OPTIONS
 
-    def __init__(self, seed: int = 0, replan: int = 30, **llm):
-        super().__init__(seed)
+    def __init__(self, seed: int = 0, replan: int = 30, looks_closer: bool | None = None, **llm):
+        super().__init__(seed, looks_closer)
         self.llm = LLMChooser(seed=seed, **llm)
         self.replan = int(replan)
 
@@ -70,7 +70,7 @@ class EsarLLMAgent(ProbabilityMapAgent):
         super().reset(obs, info)
 
     def episode_info(self) -> dict:
-        return self.llm.summary()
+        return {**super().episode_info(), **self.llm.summary()}
 
     # ------------------------------------------------------------ options
     def _areas(self, smooth, d) -> list[np.ndarray]:
