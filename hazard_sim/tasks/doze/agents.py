@@ -9,11 +9,13 @@ RotateLeft / RotateRight / Done.  They differ in the global goal:
 
 * ``random``: random points in unexplored space (as the paper's Random agent);
 * ``frontier``: the nearest frontier;
-* ``l3mvn``: frontiers (connected components, top 4 by size) scored by how well the
-  objects seen near them relate to the goal, "A room containing X, Y, and Z." against
-  the goal's category, by cosine similarity of MiniLM sentence embeddings (an offline
-  model installed from a package); best if above 0.3, else the first above 0.1, else
-  the nearest; a new global goal every 25 steps;
+* ``l3mvn``: frontiers (connected components, top 4 by size) scored by language: the
+  probability that a frontier leads into the room where the goal is usually kept, from
+  MiniLM sentence embeddings (an offline model installed from a package): P(room | "A room
+  containing X, Y, Z." of the labels seen near it) times P(room | "a <goal> is usually kept
+  in this room"), each a softmax of cosine similarities over the rooms of a home; the best
+  frontier when it beats the nearest by 0.03, else the nearest; a new global goal every 25
+  steps.  The agent knows no scene's placement table, only what the language model knows;
 * ``c_l3mvn``: l3mvn that marks people it has seen as forbidden zones (0.7 m around
   where they were in the last steps) and the areas they walked as high-cost regions,
   and waits (turns) when a person is close ahead;
@@ -73,8 +75,20 @@ class FrontierAgent(SearchAgent):
         return self.grid.to_world(best[1])
 
 
+#: the rooms of a home, as a language model knows them (no scene's layout or placement is read)
+HOME_ROOMS = ("living room", "kitchen", "bedroom", "bathroom", "office", "playroom", "hall")
+ROOM_TEMPERATURE = 0.05      # softmax temperature over cosine similarities
+PREFER_MARGIN = 0.03         # a frontier beats the nearest one by this much probability
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    z = np.exp((x - x.max(axis=-1, keepdims=True)) / ROOM_TEMPERATURE)
+    return z / z.sum(axis=-1, keepdims=True)
+
+
 class L3MVNAgent(SearchAgent):
-    """Frontiers scored by language: "A room containing X, Y, and Z." vs the goal (MiniLM)."""
+    """Frontiers scored by language (MiniLM): which room a frontier leads into, from the labels seen
+    near it, and in which room the goal is usually kept."""
     name = "l3mvn"
     scores_frontiers = True
 
@@ -84,6 +98,23 @@ class L3MVNAgent(SearchAgent):
 
     def _goal_words(self) -> str:
         return self.goal.category or self.goal.phrase
+
+    def room_probabilities(self, labels_near: list[list[str]]) -> np.ndarray:
+        """P(room | labels seen near a frontier) for each frontier, over :data:`HOME_ROOMS`: "A room
+        containing X, Y, Z." against "This room is a <room>." (uniform where nothing was seen)."""
+        rooms = self.embed([f"This room is a {r}." for r in HOME_ROOMS])
+        out = np.full((len(labels_near), len(HOME_ROOMS)), 1.0 / len(HOME_ROOMS))
+        seen = [k for k, near in enumerate(labels_near) if near]
+        if seen:
+            ctx = self.embed([f"A room containing {', '.join(labels_near[k][:8])}." for k in seen])
+            out[seen] = _softmax(ctx @ rooms.T)
+        return out
+
+    def goal_rooms(self) -> np.ndarray:
+        """P(room | goal): "a <goal> is usually kept in this room" against "a <room>"."""
+        extra = f" {self.hint[0]} the {self.hint[1]}" if self.hint else ""
+        g = self.embed([f"a {self._goal_words()}{extra} is usually kept in this room"])
+        return _softmax(g @ self.embed([f"a {r}" for r in HOME_ROOMS]).T)[0]
 
     def choose_global_goal(self, cost, dist):
         comps = self._frontiers()[:4]
@@ -99,19 +130,11 @@ class L3MVNAgent(SearchAgent):
             cands.append((d[k], cells[k], near))
         if not cands:
             return RandomAgent.choose_global_goal(self, cost, dist)
-        sentences = []
-        for _, _, near in cands:
-            objs = ", ".join(near[:6]) if near else "nothing yet"
-            sentences.append(f"A room containing {objs}.")
-        goal_words = self._goal_words()
-        extra = f" {self.hint[1]}" if self.hint else ""
-        e = self.embed(sentences + [f"A room containing {goal_words}{extra}."])
-        scores = e[:-1] @ e[-1]
-        # the best-scored frontier when it relates to the goal clearly better than the nearest one
-        # (the sentences share their wording, so absolute cosine scores sit in a narrow band)
+        # the probability that the frontier leads into the room where the goal is usually kept
+        scores = self.room_probabilities([c[2] for c in cands]) @ self.goal_rooms()
         nearest = int(np.argmin([c[0] for c in cands]))
         best = int(np.argmax(scores))
-        pick = best if scores[best] - scores[nearest] > 0.02 else nearest
+        pick = best if scores[best] - scores[nearest] > PREFER_MARGIN else nearest
         return self.grid.to_world(cands[pick][1])
 
 
