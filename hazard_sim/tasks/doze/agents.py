@@ -63,16 +63,10 @@ class FrontierAgent(SearchAgent):
     name = "frontier"
 
     def choose_global_goal(self, cost, dist):
-        comps = self._frontiers()
-        best = None
-        for cells in comps:
-            d = dist[cells[:, 0], cells[:, 1]]
-            k = int(np.argmin(d))
-            if np.isfinite(d[k]) and d[k] * CELL >= 0.5 and (best is None or d[k] < best[0]):
-                best = (d[k], cells[k])
-        if best is None:
+        goals = self._frontier_goals(dist)
+        if not goals:
             return RandomAgent.choose_global_goal(self, cost, dist)
-        return self.grid.to_world(best[1])
+        return self.grid.to_world(min(goals, key=lambda g: g[0])[1])
 
 
 #: the rooms of a home, as a language model knows them (no scene's layout or placement is read)
@@ -117,17 +111,12 @@ class L3MVNAgent(SearchAgent):
         return _softmax(g @ self.embed([f"a {r}" for r in HOME_ROOMS]).T)[0]
 
     def choose_global_goal(self, cost, dist):
-        comps = self._frontiers()[:4]
         cands = []
-        for cells in comps:
-            d = dist[cells[:, 0], cells[:, 1]]
-            k = int(np.argmin(d))
-            if not np.isfinite(d[k]):
-                continue
+        for d, cell, cells in self._frontier_goals(dist, top=4):
             centre = self.grid.to_world(cells[len(cells) // 2])
             near = sorted({i.label for i in self.inst.values() if i.label not in ("whiteboard",)
                            and np.linalg.norm(i.center[:2] - centre) < 2.0})
-            cands.append((d[k], cells[k], near))
+            cands.append((d, cell, near))
         if not cands:
             return RandomAgent.choose_global_goal(self, cost, dist)
         # the probability that the frontier leads into the room where the goal is usually kept

@@ -276,12 +276,33 @@ def main(argv=None) -> int:
                     bad += 1
         return 1 if bad else 0
     else:
-        from hazard_sim.tasks.doze.scenes import scene_stats
-        for s in SCENES:
-            st = scene_stats(s)
-            st["navigation_complexity"] = round(navigation_complexity(s, np.random.default_rng(0)), 2)
-            print(json.dumps(st))
+        stats(a.out)
     return 0
+
+
+def stats(root=None) -> None:
+    """Per scene: its statistics and navigation complexity (400 pairs, and every navigable cell from 64
+    sources); the start-goal geodesic / Euclidean ratios of the episodes; where objects stand."""
+    from hazard_sim.tasks.doze.placement_priors import co_occurrence, prior
+    from hazard_sim.tasks.doze.scenes import scene_stats
+    for s in SCENES:
+        st = scene_stats(s)
+        st["navigation_complexity"] = round(navigation_complexity(s, np.random.default_rng(0)), 2)
+        st["navigation_complexity_dense"] = round(navigation_complexity(s, np.random.default_rng(0), 64, None), 2)
+        print(json.dumps(st))
+    for split in SPLITS:
+        r = np.array([start_goal_ratio(e) for e in load_split(1, split, root)])
+        print(json.dumps({"split": split, "episodes": len(r), "start_goal_ratio": {
+            "mean": round(float(r.mean()), 2), "median": round(float(np.median(r)), 2),
+            "p90": round(float(np.percentile(r, 90)), 2), "max": round(float(r.max()), 2),
+            "share_above_1.5": round(float((r > 1.5).mean()), 3)}}))
+    houses = [build_house(s) for s in SCENES]
+    items = [it for h in houses for it in h.items]
+    top = [it.room == max(prior(it.kind)[0], key=prior(it.kind)[0].get) for it in items]
+    co = co_occurrence(houses)
+    print(json.dumps({"objects": len(items), "in_prior_top_room": round(float(np.mean(top)), 3),
+                      **{k: co.get(k, {}) for k in ("mug", "kettle", "apple", "pillow", "teddy bear", "laptop",
+                                                     "towel", "umbrella")}}))
 
 
 if __name__ == "__main__":
