@@ -36,12 +36,14 @@ def test_choose_slot_draws_rooms_by_the_priors_with_exceptions():
     kitchen = sum(pp.choose_slot(rng, "mug", cands) == 0 for _ in range(n)) / n
     expected = (1 - pp.NOISE) * 0.8 / 0.85 + pp.NOISE / 4
     assert kitchen == pytest.approx(expected, abs=0.01)
-    # in the chosen room, preferred furniture is FURNITURE_BOOST times as likely as other places
+    # in the chosen room, preferred furniture is FURNITURE_BOOST times as likely as other places, and a
+    # mug (a thing of surfaces) is OFF_SURFACE times as likely on the floor next to a piece
     cands = [SimpleNamespace(room="kitchen", relation=("on", "counter", 0)),
-             SimpleNamespace(room="kitchen", relation=("next to", "fridge", 1))]
-    counter = sum(pp.choose_slot(rng, "mug", cands) == 0 for _ in range(n)) / n
-    boost = pp.FURNITURE_BOOST / (pp.FURNITURE_BOOST + 1)
-    assert counter == pytest.approx((1 - pp.NOISE) * boost + pp.NOISE / 2, abs=0.01)
+             SimpleNamespace(room="kitchen", relation=("on", "chair", 1)),
+             SimpleNamespace(room="kitchen", relation=("next to", "chair", 2))]
+    got = np.bincount([pp.choose_slot(rng, "mug", cands) for _ in range(n)], minlength=3) / n
+    w = np.array([pp.FURNITURE_BOOST, 1.0, pp.OFF_SURFACE])
+    assert got == pytest.approx((1 - pp.NOISE) * w / w.sum() + pp.NOISE / 3, abs=0.01)
 
 
 def test_houses_have_typed_rooms_off_a_hall_all_reachable():

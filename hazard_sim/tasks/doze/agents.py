@@ -13,9 +13,9 @@ RotateLeft / RotateRight / Done.  They differ in the global goal:
   probability that a frontier leads into the room where the goal is usually kept, from
   MiniLM sentence embeddings (an offline model installed from a package): P(room | "A room
   containing X, Y, Z." of the labels seen near it) times P(room | "a <goal> is usually kept
-  in this room"), each a softmax of cosine similarities over the rooms of a home; the best
-  frontier when it beats the nearest by 0.03, else the nearest; a new global goal every 25
-  steps.  The agent knows no scene's placement table, only what the language model knows;
+  in this room"), each a softmax of cosine similarities over the rooms of a home, less 0.005
+  per metre of the way (0.01 more probability is worth a 2 m detour); a new global goal
+  every 25 steps.  The agent knows no scene's placement table, only what the language model knows;
 * ``c_l3mvn``: l3mvn that marks people it has seen as forbidden zones (0.7 m around
   where they were in the last steps) and the areas they walked as high-cost regions,
   and waits (turns) when a person is close ahead;
@@ -72,7 +72,7 @@ class FrontierAgent(SearchAgent):
 #: the rooms of a home, as a language model knows them (no scene's layout or placement is read)
 HOME_ROOMS = ("living room", "kitchen", "bedroom", "bathroom", "office", "playroom", "hall")
 ROOM_TEMPERATURE = 0.05      # softmax temperature over cosine similarities
-PREFER_MARGIN = 0.03         # a frontier beats the nearest one by this much probability
+DISTANCE_COST = 0.005        # probability per metre: 0.01 more probability is worth a 2 m detour
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
@@ -119,12 +119,11 @@ class L3MVNAgent(SearchAgent):
             cands.append((d, cell, near))
         if not cands:
             return RandomAgent.choose_global_goal(self, cost, dist)
-        # the probability that the frontier leads into the room where the goal is usually kept
+        # the probability that the frontier leads into the room where the goal is usually kept, less
+        # a cost per metre of the way there
         scores = self.room_probabilities([c[2] for c in cands]) @ self.goal_rooms()
-        nearest = int(np.argmin([c[0] for c in cands]))
-        best = int(np.argmax(scores))
-        pick = best if scores[best] - scores[nearest] > PREFER_MARGIN else nearest
-        return self.grid.to_world(cands[pick][1])
+        utility = scores - DISTANCE_COST * np.array([c[0] for c in cands])
+        return self.grid.to_world(cands[int(np.argmax(utility))][1])
 
 
 class CollisionAwareL3MVN(L3MVNAgent):

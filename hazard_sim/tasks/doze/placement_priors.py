@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from hazard_sim.tasks.doze.library import KINDS
+
 #: share of objects placed anywhere (ignoring the priors)
 NOISE = 0.12
 #: weight of a preferred piece of furniture over any other place in the chosen room
 FURNITURE_BOOST = 6.0
+#: weight of a place on the floor (under or next to furniture) for a thing that stands on tables and shelves
+OFF_SURFACE = 0.1
 
 KITCHEN_TOPS = ("counter", "dining table", "stove", "shelf")
 LIVING_TOPS = ("coffee table", "tv stand", "side table", "bookshelf", "sofa")
@@ -88,7 +92,8 @@ def prior(kind: str) -> tuple[dict, tuple]:
 def choose_slot(rng, kind: str, cands: list) -> int:
     """Index into ``cands`` (slots with ``room`` and ``relation`` = (rel, furniture, id)) of the place
     for ``kind``: a room drawn from the kind's room weights (among the rooms with a candidate), then a
-    place in it, preferred furniture :data:`FURNITURE_BOOST` times as likely; with probability
+    place in it, preferred furniture :data:`FURNITURE_BOOST` times as likely, a place on the floor
+    :data:`OFF_SURFACE` times as likely for a thing that stands on surfaces; with probability
     :data:`NOISE` (or when no candidate is in a room the kind is found in) any candidate."""
     rooms_w, furn = prior(kind)
     present = sorted({c.room for c in cands})
@@ -97,7 +102,9 @@ def choose_slot(rng, kind: str, cands: list) -> int:
         return int(rng.integers(len(cands)))
     room = present[int(rng.choice(len(present), p=w / w.sum()))]
     idx = [k for k, c in enumerate(cands) if c.room == room]
-    fw = np.array([FURNITURE_BOOST if cands[k].relation[1] in furn else 1.0 for k in idx])
+    surface = KINDS[kind].place == "surface" if kind in KINDS else False
+    fw = np.array([(FURNITURE_BOOST if cands[k].relation[1] in furn else 1.0) *
+                   (OFF_SURFACE if surface and cands[k].relation[0] in ("under", "next to") else 1.0) for k in idx])
     return idx[int(rng.choice(len(idx), p=fw / fw.sum()))]
 
 
