@@ -9,13 +9,12 @@ RotateLeft / RotateRight / Done.  They differ in the global goal:
 
 * ``random``: random points in unexplored space (as the paper's Random agent);
 * ``frontier``: the nearest frontier;
-* ``l3mvn``: frontiers (connected components, top 4 by size) scored by language: the
-  probability that a frontier leads into the room where the goal is usually kept, from
-  MiniLM sentence embeddings (an offline model installed from a package): P(room | "A room
-  containing X, Y, Z." of the labels seen near it) times P(room | "a <goal> is usually kept
-  in this room"), each a softmax of cosine similarities over the rooms of a home, less 0.005
-  per metre of the way (0.01 more probability is worth a 2 m detour); a new global goal
-  every 25 steps.  The agent knows no scene's placement table, only what the language model knows;
+* ``l3mvn``: frontiers (connected components, the 4 largest at least 0.5 m away) scored by
+  what a language model knows of homes (:mod:`.home_knowledge`: a bed means a bedroom, mugs
+  are kept in kitchens; words outside its table matched by MiniLM embeddings): the probability
+  that a frontier leads into a room where the goal is usually kept, from the labels seen near
+  it, less 0.02 per metre of the way; a new global goal every 25 steps.  The agent reads no
+  scene's placement table;
 * ``c_l3mvn``: l3mvn that marks people it has seen as forbidden zones (0.7 m around
   where they were in the last steps) and the areas they walked as high-cost regions,
   and waits (turns) when a person is close ahead;
@@ -41,7 +40,8 @@ import math
 import numpy as np
 
 from hazard_sim.agents import register_agent
-from hazard_sim.tasks.doze.goal_language import EmbedCache, parse_hint
+from hazard_sim.tasks.doze.goal_language import parse_hint
+from hazard_sim.tasks.doze.home_knowledge import FURNITURE_ROOM, HOME_ROOMS, context_rooms, goal_rooms
 from hazard_sim.tasks.doze.ocr import ocr_text, upscale
 from hazard_sim.tasks.doze.search import CELL, SearchAgent
 
@@ -69,46 +69,27 @@ class FrontierAgent(SearchAgent):
         return self.grid.to_world(min(goals, key=lambda g: g[0])[1])
 
 
-#: the rooms of a home, as a language model knows them (no scene's layout or placement is read)
-HOME_ROOMS = ("living room", "kitchen", "bedroom", "bathroom", "office", "playroom", "hall")
-ROOM_TEMPERATURE = 0.05      # softmax temperature over cosine similarities
-DISTANCE_COST = 0.005        # probability per metre: 0.01 more probability is worth a 2 m detour
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    z = np.exp((x - x.max(axis=-1, keepdims=True)) / ROOM_TEMPERATURE)
-    return z / z.sum(axis=-1, keepdims=True)
+DISTANCE_COST = 0.02         # probability per metre: 0.1 more probability is worth a 5 m detour
 
 
 class L3MVNAgent(SearchAgent):
-    """Frontiers scored by language (MiniLM): which room a frontier leads into, from the labels seen
-    near it, and in which room the goal is usually kept."""
+    """Frontiers scored by what a language model knows of homes (:mod:`.home_knowledge`): which
+    room a frontier leads into, from the labels seen near it, and where the goal is usually kept."""
     name = "l3mvn"
     scores_frontiers = True
-
-    def reset(self, obs, info):
-        self.embed = EmbedCache()
-        super().reset(obs, info)
 
     def _goal_words(self) -> str:
         return self.goal.category or self.goal.phrase
 
     def room_probabilities(self, labels_near: list[list[str]]) -> np.ndarray:
-        """P(room | labels seen near a frontier) for each frontier, over :data:`HOME_ROOMS`: "A room
-        containing X, Y, Z." against "This room is a <room>." (uniform where nothing was seen)."""
-        rooms = self.embed([f"This room is a {r}." for r in HOME_ROOMS])
-        out = np.full((len(labels_near), len(HOME_ROOMS)), 1.0 / len(HOME_ROOMS))
-        seen = [k for k, near in enumerate(labels_near) if near]
-        if seen:
-            ctx = self.embed([f"A room containing {', '.join(labels_near[k][:8])}." for k in seen])
-            out[seen] = _softmax(ctx @ rooms.T)
-        return out
+        """P(room | labels seen near a frontier) for each frontier, over :data:`HOME_ROOMS`."""
+        return np.array([context_rooms(near) for near in labels_near]).reshape(-1, len(HOME_ROOMS))
 
     def goal_rooms(self) -> np.ndarray:
-        """P(room | goal): "a <goal> is usually kept in this room" against "a <room>"."""
-        extra = f" {self.hint[0]} the {self.hint[1]}" if self.hint else ""
-        g = self.embed([f"a {self._goal_words()}{extra} is usually kept in this room"])
-        return _softmax(g @ self.embed([f"a {r}" for r in HOME_ROOMS]).T)[0]
+        """P(room | goal) over :data:`HOME_ROOMS`; a hint's furniture tells the room when it can."""
+        if self.hint and self.hint[1] in FURNITURE_ROOM:
+            return context_rooms([self.hint[1]])
+        return goal_rooms(self._goal_words())
 
     def choose_global_goal(self, cost, dist):
         cands = []

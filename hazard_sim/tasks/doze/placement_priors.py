@@ -89,18 +89,29 @@ def prior(kind: str) -> tuple[dict, tuple]:
     return PRIORS.get(kind, DECOR)
 
 
-def choose_slot(rng, kind: str, cands: list) -> int:
+def choose_slot(rng, kind: str, cands: list, optional: bool = False) -> int | None:
     """Index into ``cands`` (slots with ``room`` and ``relation`` = (rel, furniture, id)) of the place
     for ``kind``: a room drawn from the kind's room weights (among the rooms with a candidate), then a
     place in it, preferred furniture :data:`FURNITURE_BOOST` times as likely, a place on the floor
     :data:`OFF_SURFACE` times as likely for a thing that stands on surfaces; with probability
-    :data:`NOISE` (or when no candidate is in a room the kind is found in) any candidate."""
+    :data:`NOISE` (or when no candidate is in a room the kind is found in) any candidate.  An
+    ``optional`` object is left out (None) when the drawn room has no free place."""
     rooms_w, furn = prior(kind)
     present = sorted({c.room for c in cands})
     w = np.array([rooms_w.get(r, 0.0) for r in present])
-    if rng.random() < NOISE or w.sum() <= 0:
+    if rng.random() < NOISE:
         return int(rng.integers(len(cands)))
-    room = present[int(rng.choice(len(present), p=w / w.sum()))]
+    if optional:
+        # an optional object (a distractor) goes to the room its prior draws or is left out, so a full
+        # kitchen does not send the rest of the fruit to the living room
+        names = sorted(rooms_w)
+        room = names[int(rng.choice(len(names), p=np.array([rooms_w[r] for r in names])))]
+        if room not in present:
+            return None
+    elif w.sum() <= 0:
+        return int(rng.integers(len(cands)))
+    else:
+        room = present[int(rng.choice(len(present), p=w / w.sum()))]
     idx = [k for k, c in enumerate(cands) if c.room == room]
     surface = KINDS[kind].place == "surface" if kind in KINDS else False
     fw = np.array([(FURNITURE_BOOST if cands[k].relation[1] in furn else 1.0) *

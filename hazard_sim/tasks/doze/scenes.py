@@ -247,12 +247,15 @@ def build_house(name: str) -> House:
 
     used = [0]
 
-    def take(kind, pred):
+    def take(kind, pred, optional=False):
         """A free slot for ``kind`` that ``pred`` allows, drawn by the kind's room and furniture priors."""
         free = [k for k, s in enumerate(slots) if s is not None and pred(s)]
         if not free:
             return None
-        k = free[choose_slot(rng, kind, [slots[i] for i in free])]
+        pick = choose_slot(rng, kind, [slots[i] for i in free], optional)
+        if pick is None:
+            return None
+        k = free[pick]
         s, slots[k] = slots[k], None
         used[0] += 1
         return s
@@ -298,10 +301,10 @@ def build_house(name: str) -> House:
     others = [k for k in KINDS.values() if not k.open_vocab and k.name not in sp_kinds + ap_kinds + hint_kinds]
     # (each scene starts at another place of one fixed order, so the scenes together show the whole library)
     order = np.random.default_rng(7).permutation(len(others))
-    for k in np.roll(order, -idx * (len(others) // len(SCENES)))[:40]:
+    for k in np.roll(order, -idx * (len(others) // len(SCENES)))[:70]:
         kd = others[int(k)]
         s = take(kd.name, lambda s: (s.relation[0] in ("next to", "under")) if kd.place == "floor" else
-                 s.relation[0] in ("on", "in"))
+                 s.relation[0] in ("on", "in"), optional=True)
         if s is not None:
             put(kd.name, s, "distractor")
     boards = place_boards(rng, rooms, walls, w, h, hint_items, next_id, solid, grid)
