@@ -364,7 +364,7 @@ def test_a_person_waits_for_a_robot_in_the_way_and_walks_on():
     and reaches its goal once the robot leaves."""
     from types import SimpleNamespace
 
-    from hazard_sim.tasks.doze.people import ROBOT_RADIUS, walk_along
+    from hazard_sim.tasks.doze.people import FRAME_DT, ROBOT_RADIUS, WALK_SPEED, walk_along
     proc = PeopleProcess(_scene(), 3, np.random.default_rng(3), people=1)
     p = proc.people[0]
     p.pause = 0
@@ -377,7 +377,8 @@ def test_a_person_waits_for_a_robot_in_the_way_and_walks_on():
         proc.step_frame(world)
         gaps.append(float(np.linalg.norm(p.xy - robot)))
     assert min(gaps) >= ROBOT_RADIUS + PERSON_RADIUS - 1e-9
-    assert gaps[-1] < ROBOT_RADIUS + PERSON_RADIUS + 0.05    # it waits right in front of the robot
+    # it waits right in front of the robot: it stops when its next step (one frame's walk) would overlap
+    assert gaps[-1] < ROBOT_RADIUS + PERSON_RADIUS + WALK_SPEED * FRAME_DT
     assert not p.moving
     world.body_discs = []                            # the robot drives away: the person walks on
     proc.step_frame(world)

@@ -104,65 +104,120 @@ def _pieces(cat: str, rng) -> tuple[tuple[float, float], list, dict]:
         for i, z in enumerate((0.2, 0.45, 0.7)):
             parts.append((f"drawer{i}", (0, -sy / 2 - 0.005, z), (0.8, 0.01, 0.18), (200, 185, 160)))
         return (sx, sy), parts, {"top": 0.9}
+    if cat == "bathtub":
+        sx, sy = 1.6, 0.75
+        return (sx, sy), [("body", (0, 0, 0.26), (sx, sy, 0.52), (240, 240, 245)),
+                          ("basin", (0, 0, 0.525), (sx - 0.16, sy - 0.16, 0.01), (200, 220, 235))], {"top": 0.53}
+    if cat == "toilet":
+        sx, sy = 0.42, 0.7
+        return (sx, sy), [("bowl", (0, -0.08, 0.2), (0.38, 0.5, 0.4), (245, 245, 248)),
+                          ("tank", (0, 0.26, 0.4), (0.42, 0.18, 0.8), (245, 245, 248))], {"top": 0.0}
+    if cat == "vanity":
+        sx, sy = 0.9, 0.5
+        return (sx, sy), [("cabinet", (0, 0, 0.41), (sx, sy, 0.82), (215, 215, 210)),
+                          ("worktop", (0, 0, 0.84), (sx, sy, 0.04), (235, 235, 240)),
+                          ("mirror", (0, sy / 2 - 0.02, 1.45), (0.7, 0.03, 0.8), (170, 200, 215))], {"top": 0.86}
+    if cat == "stove":
+        sx, sy = 0.65, 0.6
+        return (sx, sy), [("body", (0, 0, 0.44), (sx, sy, 0.88), (210, 210, 215)),
+                          ("cooktop", (0, 0, 0.89), (sx - 0.04, sy - 0.04, 0.02), (25, 25, 28))], {"top": 0.9}
+    if cat == "shoe rack":
+        sx, sy = 0.9, 0.32
+        return (sx, sy), [("body", (0, 0, 0.24), (sx, sy, 0.48), WOOD)], {"top": 0.48}
     raise KeyError(f"unknown furniture {cat!r}")
 
 
 ROOM_FURNITURE = {
-    "living room": ["sofa", "tv stand", "coffee table", "side table", "bookshelf", "armchair", "side table"],
-    "bedroom": ["bed", "side table", "dresser", "desk", "shelf", "wardrobe", "side table"],
-    "kitchen": ["counter", "dining table", "shelf", "fridge", "side table", "counter"],
-    "office": ["desk", "bookshelf", "shelf", "table", "armchair", "side table"],
-    "playroom": ["toy chest", "table", "shelf", "sofa", "bookshelf", "side table"],
+    "living room": ["sofa", "tv stand", "coffee table", "armchair", "bookshelf", "side table", "side table"],
+    "kitchen": ["counter", "stove", "fridge", "dining table", "counter", "shelf"],
+    "bedroom": ["bed", "side table", "wardrobe", "dresser", "side table", "shelf"],
+    "bathroom": ["bathtub", "vanity", "toilet", "shelf"],
+    "office": ["desk", "chair", "bookshelf", "shelf", "armchair", "side table"],
+    "playroom": ["toy chest", "table", "shelf", "bookshelf", "sofa", "side table"],
+    "hall": ["shoe rack", "side table"],
 }
-ROOM_TYPES = ("living room", "bedroom", "kitchen", "office", "playroom")
+ROOM_TYPES = tuple(ROOM_FURNITURE)
 FLOOR_COLORS = {"living room": (185, 160, 120), "bedroom": (170, 150, 130), "kitchen": (200, 200, 195),
-                "office": (160, 140, 110), "playroom": (190, 175, 140)}
+                "office": (160, 140, 110), "playroom": (190, 175, 140), "bathroom": (215, 215, 220),
+                "hall": (180, 170, 150)}
+DOOR = 0.9                      # door width (m)
+MAX_COVER = 0.38                # furniture covers at most this share of a room's floor
 
 
 # ------------------------------------------------------------------ layout
+def _row(rng, x0: float, x1: float, types: list[str]) -> list[tuple[str, float, float]]:
+    """Rooms side by side between x0 and x1: (type, xa, xb); a bathroom is narrower (2.0-2.4 m)."""
+    widths = np.array([rng.uniform(2.0, 2.4) if t == "bathroom" else rng.uniform(3.0, 4.0) for t in types])
+    widths *= (x1 - x0) / widths.sum()
+    edges = x0 + np.concatenate([[0.0], np.cumsum(widths)])
+    return [(t, float(a), float(b)) for t, a, b in zip(types, edges[:-1], edges[1:])]
+
+
+def _door_in(rng, a: float, b: float) -> float:
+    """A door centre along a wall span [a, b], clear of its ends by 0.55 m."""
+    lo, hi = a + 0.55 + DOOR / 2, b - 0.55 - DOOR / 2
+    return float(rng.uniform(lo, hi)) if hi > lo else (a + b) / 2
+
+
 def floor_plan(rng) -> tuple[float, float, list, list]:
-    """House size, rooms [(type, rect)] and interior walls [(a, b, doors)]."""
-    w = float(rng.uniform(10.0, 11.4))
-    h = float(rng.uniform(6.8, 7.8))
-    top_n = int(rng.integers(2, 4))
-    split_y = float(rng.uniform(0.45, 0.55) * h)
-    xs_top = np.sort(rng.uniform(0.3, 0.7, top_n - 1)) * w if top_n == 3 else np.array([rng.uniform(0.4, 0.6) * w])
-    if top_n == 3:
-        xs_top = np.array([w / 3 + rng.uniform(-0.4, 0.4), 2 * w / 3 + rng.uniform(-0.4, 0.4)])
-    x_bot = float(rng.uniform(0.4, 0.6) * w)
-    types = list(rng.permutation(ROOM_TYPES))
-    rects = []
-    xb = [0.0, *xs_top.tolist(), w]
-    for a, b in zip(xb[:-1], xb[1:]):
-        rects.append((a, split_y, b, h))
-    rects += [(0.0, 0.0, x_bot, split_y), (x_bot, 0.0, w, split_y)]
-    if "living room" not in types[:len(rects)]:
-        types[0] = "living room"
-    rooms = [(types[k] if k < len(types) else "playroom", r) for k, r in enumerate(rects)]
-    walls = []
-    # the horizontal wall between the rows: a door into every top room (from whichever bottom room lies below)
-    doors = []
-    for a, b in zip(xb[:-1], xb[1:]):
-        lo, hi = a + 0.6, b - 0.6
-        c = float(rng.uniform(lo, hi - 0.9)) + 0.45 if hi - lo > 1.0 else (a + b) / 2
-        if abs(c - x_bot) < 0.8:
-            c = x_bot + 0.9 * (1 if c >= x_bot else -1)
-        doors.append((c, 0.9))
-    walls.append(((0.0, split_y), (w, split_y), doors))
-    for x in xs_top:
-        walls.append(((float(x), split_y), (float(x), h), [(float(rng.uniform(0.9, h - split_y - 0.9)), 0.9)]))
-    walls.append(((x_bot, 0.0), (x_bot, split_y), [(float(rng.uniform(0.9, split_y - 0.9)), 0.9)]))
+    """House size, rooms [(type, rect)] and interior walls [(a, b, doors)].
+
+    A living room spans the house's depth at its west end and opens onto a hall (corridor)
+    that runs east between two rows of rooms: the kitchen next to the living room (often
+    with its own door into it), a bedroom, an office or playroom, a bathroom.  Every room
+    has a door onto the hall; a few neighbours share a door.  Rooms that are neighbours
+    without a shared door are reached round by the hall, which is what makes the geodesic
+    distance between two points much longer than the straight line (navigation complexity).
+    """
+    w = float(rng.uniform(10.6, 11.6))
+    h = float(rng.uniform(7.4, 8.2))
+    xl = float(rng.uniform(3.6, 4.2))                      # living room: x in [0, xl]
+    cw = float(rng.uniform(1.4, 1.6))                      # hall width
+    cy0 = float(h / 2 - cw / 2 + rng.uniform(-0.3, 0.3))
+    cy1 = cy0 + cw
+    extra = [str(t) for t in rng.permutation(["office", "playroom"])]
+    top_types = ["kitchen", "bedroom"] if rng.random() < 0.5 else ["kitchen", extra.pop()]
+    rest = ["bedroom"] if "bedroom" not in top_types else [extra.pop()]
+    bot_types = [str(t) for t in rng.permutation(rest + ["bathroom"] + ([extra.pop()] if extra and
+                                                                          w - xl > 7.4 else []))]
+    top = _row(rng, xl, w, top_types)
+    bot = _row(rng, xl, w, bot_types)
+    rooms = [("living room", (0.0, 0.0, xl, h)), ("hall", (xl, cy0, w, cy1))]
+    rooms += [(t, (a, cy1, b, h)) for t, a, b in top] + [(t, (a, 0.0, b, cy0)) for t, a, b in bot]
+    # the living room's west wall of the hall: a wide opening, and a door into the kitchen / first bottom room
+    kitchen_door = rng.random() < 0.6
+    west = [(cy0 + cw / 2, cw - 0.3)]
+    if kitchen_door:
+        west.append((_door_in(rng, cy1, h), DOOR))
+    if rng.random() < 0.3:
+        west.append((_door_in(rng, 0.0, cy0), DOOR))
+    walls = [((xl, 0.0), (xl, h), west)]
+    for y, row in ((cy1, top), (cy0, bot)):
+        doors = []
+        for k, (t, a, b) in enumerate(row):
+            if t == "kitchen" and kitchen_door and rng.random() < 0.5:
+                continue                                   # the kitchen is entered from the living room
+            doors.append((_door_in(rng, a, b) - xl, DOOR))
+        walls.append(((xl, y), (w, y), doors))
+    for (y0, y1), row in (((cy1, h), top), ((0.0, cy0), bot)):
+        for (_, _, b), _next in zip(row[:-1], row[1:]):
+            shared = [(_door_in(rng, 0.0, y1 - y0), DOOR)] if rng.random() < 0.25 else []
+            walls.append(((b, y0), (b, y1), shared))
     return w, h, rooms, walls
 
 
 def door_zones(walls) -> list[tuple[float, float, float, float]]:
+    """Rectangles kept free of furniture at each door: 0.25 m beyond its sides along the wall and
+    1.0 m into the rooms on both sides."""
     zones = []
     for a, b, doors in walls:
         a, b = np.asarray(a), np.asarray(b)
         u = (b - a) / np.linalg.norm(b - a)
         for c, wd in doors:
             p = a + u * c
-            zones.append((p[0] - 0.9, p[1] - 0.9, p[0] + 0.9, p[1] + 0.9))
+            along, across = wd / 2 + 0.25, 1.0
+            ex, ey = (along, across) if abs(u[0]) > abs(u[1]) else (across, along)
+            zones.append((p[0] - ex, p[1] - ey, p[0] + ex, p[1] + ey))
     return zones
 
 
@@ -171,15 +226,19 @@ def _overlaps(r, rects, pad=0.0) -> bool:
 
 
 def place_furniture(rng, rooms, zones):
-    """Furniture against the walls of each room (clear of doors, 0.5 m apart), plus the
-    centre pieces (coffee / dining tables)."""
+    """Furniture against the walls of each room (clear of doors; side by side allowed), plus the
+    centre pieces (coffee / dining tables, 0.6 m clear all round)."""
     placed = []    # (category, room, center, yaw, (sx, sy), pieces, props)
     taken = list(zones)
+    centres: list = []       # centre pieces: 0.6 m clear all round (the robot passes between)
     for rtype, (x0, y0, x1, y1) in rooms:
+        room_area, covered = (x1 - x0) * (y1 - y0), 0.0
         for cat in ROOM_FURNITURE[rtype]:
             (sx, sy), pieces, props = _pieces(cat, rng)
+            if covered + sx * sy > MAX_COVER * room_area:
+                continue                      # a small room gets the first pieces of its list only
             centre_piece = cat in ("coffee table", "dining table", "table")
-            for _ in range(40):
+            for _ in range(80):
                 if centre_piece:
                     yaw = float(rng.choice([0.0, np.pi / 2]))
                     ex, ey = (sx, sy) if yaw == 0 else (sy, sx)
@@ -201,8 +260,12 @@ def place_furniture(rng, rooms, zones):
                 rect = (cx - ex / 2, cy - ey / 2, cx + ex / 2, cy + ey / 2)
                 if rect[0] < x0 or rect[2] > x1 or rect[1] < y0 or rect[3] > y1:
                     continue
-                if not _overlaps(rect, taken, pad=0.5):
-                    taken.append(rect)
+                # pieces along the walls may stand side by side (a stove between counters); centre
+                # pieces keep a passage round them
+                pad = 0.6 if centre_piece else 0.05
+                if not _overlaps(rect, taken, pad=pad) and not _overlaps(rect, centres, pad=0.6):
+                    (centres if centre_piece else taken).append(rect)
+                    covered += sx * sy
                     placed.append((cat, rtype, np.array([cx, cy]), float(yaw), (sx, sy), pieces, props))
                     break
     return placed

@@ -1,12 +1,15 @@
 """DOZE's ten furnished houses, generated deterministically from their names.
 
-A house is a rectangle cut into rooms (living room, bedroom, kitchen, office,
-playroom) joined by doors.  Furniture is built from several boxes each (a sofa
-has a seat, a back and two arms; a table a top and four legs; a shelf sides and
+A house is a rectangle cut into typed rooms (living room, kitchen, bedroom,
+bathroom, office or playroom, and a hall between them) joined by doors.
+Furniture is built from several boxes each (a sofa has a seat, a back and two
+arms; a table a top and four legs; a shelf sides and
 boards), so it is a solid obstacle with a recognisable shape.  Objects from
 :mod:`~hazard_sim.tasks.doze.library` are placed on, under, next to and in
 furniture (spatial attributes), in colour / material / pattern / brand variants
-(appearance attributes), plus open-vocabulary things, and whiteboards carry
+(appearance attributes), plus open-vocabulary things, each where such things are
+usually found (:mod:`.placement_priors`: mugs on kitchen counters, pillows on beds,
+with some exceptions), and whiteboards carry
 notes (hints) drawn as text.  :func:`build_house` returns a :class:`House`.
 
 Rooms and furniture are laid out in :mod:`.house_layout`, whiteboards in
@@ -27,6 +30,7 @@ from hazard_sim.render.mesh import quad_mesh
 from hazard_sim.scenes.base import Scene, floor_part, wall_segments
 from hazard_sim.tasks.doze.house_layout import Furniture, door_zones, floor_plan, furniture_parts, place_furniture
 from hazard_sim.tasks.doze.library import KINDS, OPEN_VOCAB
+from hazard_sim.tasks.doze.placement_priors import choose_slot
 from hazard_sim.tasks.doze.shapes import Shape
 from hazard_sim.tasks.doze.vocabulary import BRANDS, COLORS, MATERIALS, PATTERNS, attribute_color
 from hazard_sim.tasks.doze.whiteboards import Board, board_texture, frame_mesh, place_boards
@@ -243,18 +247,24 @@ def build_house(name: str) -> House:
 
     used = [0]
 
-    def take(pred):
-        for k, s in enumerate(slots):
-            if s is not None and pred(s):
-                slots[k] = None
-                used[0] += 1
-                return s
-        return None
+    def take(kind, pred, optional=False):
+        """A free slot for ``kind`` that ``pred`` allows, drawn by the kind's room and furniture priors."""
+        free = [k for k, s in enumerate(slots) if s is not None and pred(s)]
+        if not free:
+            return None
+        pick = choose_slot(rng, kind, [slots[i] for i in free], optional)
+        if pick is None:
+            return None
+        k = free[pick]
+        s, slots[k] = slots[k], None
+        used[0] += 1
+        return s
 
     # open vocabulary: about 10 unusual things, one of each kind
     ov = [KINDS[str(n)] for n in rng.choice([k.name for k in OPEN_VOCAB], 10, replace=False)]
     for k in ov:
-        s = take(lambda s: (s.relation[0] == "next to") if k.place == "floor" else s.relation[0] in ("on", "in"))
+        s = take(k.name, lambda s: (s.relation[0] == "next to") if k.place == "floor" else
+                 s.relation[0] in ("on", "in"))
         if s is not None:
             put(k.name, s, "open_vocab")
     # spatial: categories in several relations (about 50 objects)
@@ -262,7 +272,7 @@ def build_house(name: str) -> House:
     for kind in sp_kinds:
         floor_kind = KINDS[kind].place == "floor"
         for _ in range(5):
-            s = take(lambda s: (s.relation[0] in ("under", "next to")) if floor_kind else True)
+            s = take(kind, lambda s: (s.relation[0] in ("under", "next to")) if floor_kind else True)
             if s is not None:
                 put(kind, s, "spatial")
     # appearance: categories in several colours / materials / patterns / brands (about 50 objects)
@@ -270,7 +280,7 @@ def build_house(name: str) -> House:
     for kind in ap_kinds:
         attrs = [str(a) for a in rng.choice(_appearance_attrs(kind), 5, replace=False)]
         for a in attrs:
-            s = take(lambda s: s.relation[0] in ("on", "in", "next to"))
+            s = take(kind, lambda s: s.relation[0] in ("on", "in", "next to"))
             if s is not None:
                 put(kind, s, "appearance", a)
     # hint objects: two instances of a kind; a whiteboard names the owner and where one of them is
@@ -282,7 +292,7 @@ def build_house(name: str) -> House:
         floor_kind = KINDS[kind].place == "floor"
         pair = []
         for _ in range(2):
-            s = take(lambda s: s.relation[0] in (("under", "next to") if floor_kind else ("on", "in", "under")))
+            s = take(kind, lambda s: s.relation[0] in (("under", "next to") if floor_kind else ("on", "in", "under")))
             if s is not None:
                 pair.append(put(kind, s, "hint"))
         if len(pair) == 2:
@@ -291,10 +301,10 @@ def build_house(name: str) -> House:
     others = [k for k in KINDS.values() if not k.open_vocab and k.name not in sp_kinds + ap_kinds + hint_kinds]
     # (each scene starts at another place of one fixed order, so the scenes together show the whole library)
     order = np.random.default_rng(7).permutation(len(others))
-    for k in np.roll(order, -idx * (len(others) // len(SCENES)))[:40]:
+    for k in np.roll(order, -idx * (len(others) // len(SCENES)))[:70]:
         kd = others[int(k)]
-        s = take(lambda s: (s.relation[0] in ("next to", "under")) if kd.place == "floor" else
-                 s.relation[0] in ("on", "in"))
+        s = take(kd.name, lambda s: (s.relation[0] in ("next to", "under")) if kd.place == "floor" else
+                 s.relation[0] in ("on", "in"), optional=True)
         if s is not None:
             put(kd.name, s, "distractor")
     boards = place_boards(rng, rooms, walls, w, h, hint_items, next_id, solid, grid)

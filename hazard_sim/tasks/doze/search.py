@@ -22,6 +22,7 @@ ROBOT_H = 0.9
 DONE_DISTANCE = 0.75         # say Done this close to the goal (success counts 1.0 m)
 REPLAN_EVERY = 25
 FREE_AROUND = 0.2            # m around the robot kept free in its planning map
+MIN_FRONTIER = 0.5           # m: a frontier closer than this is not a global goal
 
 
 class Instance:
@@ -238,6 +239,21 @@ class SearchAgent(abc.ABC):
             cells = np.argwhere(lab == k + 1)
             comps.append(cells)
         return comps
+
+    def _frontier_goals(self, dist, top: int | None = None) -> list[tuple[float, tuple, np.ndarray]]:
+        """Frontier components (largest first; the first ``top`` that qualify) as (distance in m,
+        the component's nearest reachable cell, its cells), skipping components whose nearest cell is
+        unreachable or closer than :data:`MIN_FRONTIER` (a frontier at the robot's feet that its camera
+        cannot see past, e.g. under furniture, would be chosen again and again)."""
+        out = []
+        for cells in self._frontiers():
+            d = dist[cells[:, 0], cells[:, 1]]
+            k = int(np.argmin(d))
+            if np.isfinite(d[k]) and d[k] * CELL >= MIN_FRONTIER:
+                out.append((float(d[k] * CELL), tuple(cells[k]), cells))
+                if top is not None and len(out) == top:
+                    break
+        return out
 
     @abc.abstractmethod
     def choose_global_goal(self, cost, dist):

@@ -76,7 +76,7 @@ def place_boards(rng, rooms, walls, w, h, hint_items, next_id, solid, grid) -> l
         texts.append((NOTES[int(k)], None))
     bw, bh, zc = 1.2, 0.8, 1.05
     for lines, hint in texts:
-        for _ in range(60):
+        for _ in range(400):
             t, (x0, y0, x1, y1) = rooms[int(rng.integers(len(rooms)))]
             side = int(rng.integers(4))
             off = WALL_THICKNESS / 2 + 0.01
