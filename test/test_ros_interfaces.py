@@ -16,6 +16,7 @@ import time
 import uuid
 
 import pytest
+from helpers import spin_until
 
 try:
     import rclpy
@@ -75,15 +76,6 @@ def reliable_qos(depth: int = 10) -> QoSProfile:
                       history=HistoryPolicy.KEEP_LAST)
 
 
-def spin_until(executor, predicate, timeout_s: float, step=None) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if step is not None:
-            step()
-        executor.spin_once(timeout_sec=0.05)
-        if predicate():
-            return True
-    return predicate()
 
 
 # ----------------------------------------------------------------- message builders
