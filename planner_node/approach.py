@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from nav2_msgs.action import NavigateToPose
 
+from hazard_ros.params import declare_floats
 from planner_node.nav_convert import pose_yaw
 from planner_node.nav_goal import GoalSpec
 from planner_node.nav_inputs import stamp_ns
@@ -45,10 +46,8 @@ class ApproachServer:
 
     def __init__(self, node):
         self.node = node
-        p = node.declare_parameter
-        self.gap = float(p("approach_gap", 0.5).value)
-        self.reach = float(p("approach_reach", 2.5).value)
-        self.default_radius = float(p("approach_object_radius", 0.05).value)
+        self.gap, self.reach, self.default_radius = declare_floats(
+            node, approach_gap=0.5, approach_reach=2.5, approach_object_radius=0.05)
         self.server = gated_action_server(node, NavigateToPose, ACTION_NAME, self._execute, "bt_navigator")
 
     def _execute(self, gh):
