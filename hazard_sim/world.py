@@ -23,7 +23,7 @@ __all__ = ["Entity", "Kind", "World", "FRAME_DT", "OBJECT_ID_BASE"]
 class Kind:
     """What an entity is, as far as the core reads it: a name, a size (m, x y z), a mass (kg) and a
     colour (RGB). A benchmark whose catalogue needs no more uses it as it is; one that does may
-    subclass it (ESAR) or bring a class of its own with these fields (HAZARD)."""
+    subclass it or bring a class of its own with these fields."""
     name: str
     size: tuple
     mass: float
