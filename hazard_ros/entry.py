@@ -31,32 +31,21 @@ def _run(module: str) -> int:
     return main()
 
 
-def sim_node() -> int:
-    return _run("hazard_ros.sim_node")
+def _script(module: str):
+    """The console-script entry point that runs ``module``'s ``main()`` (through :func:`_run`)."""
+    def entry() -> int:
+        return _run(module)
+    return entry
 
 
-def perception_node() -> int:
-    return _run("perception_node.perception_node")
-
-
-def mapping_node() -> int:
-    return _run("perception_node.mapping_node")
-
-
-def esar_reporter() -> int:
-    return _run("perception_node.esar_reporter")
-
-
-def navigation_node() -> int:
-    return _run("planner_node.navigation_node")
-
-
-def decision_node() -> int:
-    return _run("planner_node.decision_main")
-
-
-def mcap_recorder() -> int:
-    return _run("hazard_ros.recorder_node")
+#: the console scripts setup.py names (``<script> = hazard_ros.entry:<script>``)
+sim_node = _script("hazard_ros.sim_node")
+perception_node = _script("perception_node.perception_node")
+mapping_node = _script("perception_node.mapping_node")
+esar_reporter = _script("perception_node.esar_reporter")
+navigation_node = _script("planner_node.navigation_node")
+decision_node = _script("planner_node.decision_main")
+mcap_recorder = _script("hazard_ros.recorder_node")
 
 
 if __name__ == "__main__":

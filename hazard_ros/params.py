@@ -5,7 +5,8 @@ Launch files and ``--ros-args -p`` hand booleans over in several spellings: a YA
 text, or an integer. ``bool("false")`` is ``True`` in Python, so nodes must never convert
 with ``bool()``; :func:`as_bool` accepts exactly the spellings ROS users write and rejects
 anything else with a clear error. :func:`declare_bool` declares a parameter that takes
-them (dynamic typing, so a string from a launch file is not a type error).
+them (dynamic typing, so a string from a launch file is not a type error). :func:`declare_floats`
+declares several float parameters at once.
 """
 from __future__ import annotations
 
@@ -43,3 +44,8 @@ def declare_bool(node, name: str, default: bool, description: str = "") -> bool:
 
 
 __all__ = ["as_bool", "declare_bool"]
+
+
+def declare_floats(node, **defaults: float) -> list[float]:
+    """Declare each ``name=default`` parameter on ``node``; their values as floats, in order."""
+    return [float(node.declare_parameter(name, default).value) for name, default in defaults.items()]

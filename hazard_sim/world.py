@@ -16,13 +16,24 @@ from hazard_sim.core.frames import FRAME_DT, OBJECT_ID_BASE
 from hazard_sim.geometry import Box
 from hazard_sim.scenes import Scene
 
-__all__ = ["Entity", "World", "FRAME_DT", "OBJECT_ID_BASE"]
+__all__ = ["Entity", "Kind", "World", "FRAME_DT", "OBJECT_ID_BASE"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What an entity is, as far as the core reads it: a name, a size (m, x y z), a mass (kg) and a
+    colour (RGB). A benchmark whose catalogue needs no more uses it as it is; one that does may
+    subclass it or bring a class of its own with these fields."""
+    name: str
+    size: tuple
+    mass: float
+    color: tuple
 
 
 @dataclass
 class Entity:
     """A movable thing in the world. ``category`` carries its name, size, mass and colour
-    (plus whatever its benchmark's catalogue adds); ``state`` is what processes show
+    (a :class:`Kind`, or whatever its benchmark's catalogue adds to one); ``state`` is what processes show
     agents (e.g. normal / burning / burnt); ``meta`` holds process and task data (e.g. what the
     object rests on)."""
     id: int

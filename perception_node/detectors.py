@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from hazard_sim.perception import errors
 from hazard_sim.perception.backends import ALIASES as _ALIASES  # noqa: F401 (older name)
 from hazard_sim.perception.backends import BACKEND_NAMES, make_backend
 from hazard_sim.perception.backends.base import Backend as Detector
@@ -31,15 +32,7 @@ from hazard_sim.perception.backends.ultralytics import (
 )
 from hazard_sim.perception.backends.ultralytics import YoloBackend as YoloDetector
 from hazard_sim.perception.backends.ultralytics import YoloWorldBackend as YoloWorldDetector
-from hazard_sim.perception.errors import (
-    DetectorError,
-    DetectorInputError,
-    DetectorUnavailableError,
-    TextEncoderUnavailableError,
-    UnknownDetectorError,
-    WeightsMismatchError,
-    WeightsNotFoundError,
-)
+from hazard_sim.perception.errors import *  # noqa: F403  (re-exported: every error class, errors.__all__)
 from hazard_sim.perception.instances import Instance as Detection
 from hazard_sim.perception.instances import clean_classes as _clean_classes  # noqa: F401 (older name)
 
@@ -47,10 +40,8 @@ DETECTOR_NAMES = BACKEND_NAMES
 CLIP_INSTALL_HINT = TEXT_EMBEDDINGS_HINT
 
 __all__ = [
-    "DETECTOR_NAMES", "Detection", "Detector", "DetectorError", "DetectorInputError", "DetectorUnavailableError",
-    "GroundTruthDetector", "OnnxDetector", "TextEncoderUnavailableError", "UnknownDetectorError",
-    "WeightsMismatchError", "WeightsNotFoundError", "YoloDetector", "YoloWorldDetector", "make_detector",
-    "ultralytics_status", "ULTRALYTICS_INSTALL_HINT", "CLIP_INSTALL_HINT",
+    "DETECTOR_NAMES", "Detection", "Detector", *errors.__all__, "GroundTruthDetector", "OnnxDetector", "YoloDetector",
+    "YoloWorldDetector", "make_detector", "ultralytics_status", "ULTRALYTICS_INSTALL_HINT", "CLIP_INSTALL_HINT",
 ]
 
 

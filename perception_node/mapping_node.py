@@ -47,7 +47,6 @@ import numpy as np
 from nav_msgs.msg import OccupancyGrid
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import Header, String
@@ -59,6 +58,7 @@ from hazard_ros import msg_guards as mg
 from hazard_ros.params import as_bool
 from hazard_ros.pose_inputs import PoseInputs
 from hazard_ros.ros_node_main import run_node
+from hazard_ros.setup_node import SetupNode
 from hazard_sim.navigation.maps import Window
 from perception_node.height_mapping import HeightMapping
 from perception_node.map_messages import STATE_COLORS, object_markers, to_occupancy_grid  # noqa: F401 (re-exported)
@@ -110,19 +110,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class MappingNode(Node):
+class MappingNode(SetupNode):
     """See the module docstring."""
 
     def __init__(self, **kwargs):
         super().__init__("mapping_node", **kwargs)
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
-
-    def _declare(self, name, default, doc):
-        return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
 
     def _setup(self) -> None:
         self.declare_parameter("bounds", Parameter.Type.DOUBLE_ARRAY, ParameterDescriptor(

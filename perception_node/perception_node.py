@@ -61,7 +61,6 @@ from dataclasses import replace
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.clock import Clock, ClockType
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 from std_msgs.msg import Header, String
 from vision_msgs.msg import (
@@ -74,6 +73,7 @@ from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.node_inputs import NodeInputs
 from hazard_ros.ros_node_main import run_node
+from hazard_ros.setup_node import SetupNode
 from hazard_sim.perception.embedded import classes_from_task
 from hazard_sim.perception.instances import keep_seen
 from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary
@@ -120,22 +120,14 @@ SUBSCRIBED_TOPICS = [
 LATCHED = qos.LATCHED
 
 
-class PerceptionNode(Node):
+class PerceptionNode(SetupNode):
     """See the module docstring. Raises :class:`DetectorError` / ``ValueError`` from the
     constructor on bad parameters (``main`` turns that into one logged error)."""
 
     def __init__(self, **kwargs):
         super().__init__("perception_node", **kwargs)
-        try:
-            self._setup()
-        except Exception:
-            self.destroy_node()
-            raise
 
     # ------------------------------------------------------------------ set-up
-    def _declare(self, name, default, doc):
-        return self.declare_parameter(name, default, ParameterDescriptor(description=doc)).value
-
     def _setup(self) -> None:
         self.detector_name = str(self._declare("detector", "groundtruth", "groundtruth | onnx | yolo | yolo_world"))
         weights = str(self._declare("weights", "", "model file: .onnx (onnx), ultralytics .pt (yolo, yolo_world)"))

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 from nav2_msgs.action import NavigateToPose
-from rclpy.action import ActionServer, CancelResponse
 
+from hazard_ros.params import declare_floats
 from planner_node.nav_convert import pose_yaw
 from planner_node.nav_goal import GoalSpec
 from planner_node.nav_inputs import stamp_ns
+from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import ErrorCode, NavigationError
 
 ACTION_NAME = "approach_object"
@@ -45,14 +46,9 @@ class ApproachServer:
 
     def __init__(self, node):
         self.node = node
-        p = node.declare_parameter
-        self.gap = float(p("approach_gap", 0.5).value)
-        self.reach = float(p("approach_reach", 2.5).value)
-        self.default_radius = float(p("approach_object_radius", 0.05).value)
-        self.server = ActionServer(node, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
-                                   goal_callback=lambda _: node.goal_gate("bt_navigator"),
-                                   cancel_callback=lambda _: CancelResponse.ACCEPT,
-                                   callback_group=node._action_group, result_timeout=60)
+        self.gap, self.reach, self.default_radius = declare_floats(
+            node, approach_gap=0.5, approach_reach=2.5, approach_object_radius=0.05)
+        self.server = gated_action_server(node, NavigateToPose, ACTION_NAME, self._execute, "bt_navigator")
 
     def _execute(self, gh):
         node = self.node

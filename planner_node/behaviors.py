@@ -37,13 +37,13 @@ import math
 import numpy as np
 from geometry_msgs.msg import Twist
 from nav2_msgs.action import AssistedTeleop, BackUp, DriveOnHeading, Spin, Wait
-from rclpy.action import ActionServer, CancelResponse
 from std_msgs.msg import Empty
 
 from planner_node.behavior_control import SpinFollower, StraightFollower, TeleopFollower, WaitFollower
 from planner_node.following import GaitFollower
 from planner_node.nav_convert import duration_msg, seconds
 from planner_node.nav_goal import GoalSpec
+from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import ErrorCode, NavigationError
 
 NAMES = {Spin: "spin", BackUp: "backup", DriveOnHeading: "drive_on_heading", Wait: "wait",
@@ -71,10 +71,7 @@ class BehaviorServer:
         self.node = node
         self.simulate_ahead = float(node.declare_parameter("simulate_ahead_time", 2.0).value)
         self.servers = [
-            ActionServer(node, action, name, execute_callback=lambda gh, a=action: self._execute(gh, a),
-                         goal_callback=lambda _: node.goal_gate("behavior_server"),
-                         cancel_callback=lambda _: CancelResponse.ACCEPT,
-                         callback_group=node._action_group, result_timeout=60)
+            gated_action_server(node, action, name, lambda gh, a=action: self._execute(gh, a), "behavior_server")
             for action, name in NAMES.items()]
         self._teleop = (0.0, 0.0)
         self._preempt = False

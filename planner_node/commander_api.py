@@ -42,11 +42,23 @@ from nav2_msgs.srv import (
     LoadMap,
     ManageLifecycleNodes,
 )
+from nav_msgs.msg import Goals
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
 
 #: RunningTask values of the tasks besides navigation (nav2_simple_commander's numbers)
 FOLLOW_PATH, SPIN, BACKUP, DRIVE_ON_HEADING, ASSISTED_TELEOP = 3, 6, 7, 8, 9
+
+
+def as_goals(poses) -> Goals:
+    """``poses`` as nav_msgs/Goals: a Goals message as it is, a list of PoseStamped under the
+    first one's header."""
+    if not isinstance(poses, (list, tuple)):
+        return poses
+    goals = Goals(goals=list(poses))
+    if poses:
+        goals.header = poses[0].header
+    return goals
 
 
 def _secs(seconds: float) -> Duration:
@@ -111,13 +123,8 @@ class CommanderApi:
         return None if result is None else result.path
 
     def getPathThroughPoses(self, start, goals, planner_id: str = "", use_start: bool = False):
-        msg = ComputePathThroughPoses.Goal(start=start, planner_id=planner_id, use_start=use_start)
-        if isinstance(goals, (list, tuple)):
-            msg.goals.goals = list(goals)
-            if goals:
-                msg.goals.header = goals[0].header
-        else:
-            msg.goals = goals
+        msg = ComputePathThroughPoses.Goal(start=start, goals=as_goals(goals), planner_id=planner_id,
+                                           use_start=use_start)
         result = self._result_of("compute_path_through_poses", ComputePathThroughPoses, msg, "ComputePathThroughPoses")
         return None if result is None else result.path
 

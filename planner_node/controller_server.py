@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 from nav2_msgs.action import FollowPath
-from rclpy.action import ActionServer, CancelResponse
 
 from planner_node.nav_convert import pose_yaw
 from planner_node.nav_goal import GoalSpec
+from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import ErrorCode, NavigationError
 
 CONTROLLER_IDS = ("", "FollowPath")
@@ -40,10 +40,7 @@ class ControllerServer:
 
     def __init__(self, node):
         self.node = node
-        self.server = ActionServer(node, FollowPath, "follow_path", execute_callback=self._execute,
-                                   goal_callback=lambda _: node.goal_gate("controller_server"),
-                                   cancel_callback=lambda _: CancelResponse.ACCEPT,
-                                   callback_group=node._action_group, result_timeout=60)
+        self.server = gated_action_server(node, FollowPath, "follow_path", self._execute, "controller_server")
 
     def _execute(self, gh):
         node, req = self.node, gh.request

@@ -27,6 +27,7 @@ from nav_msgs.msg import OccupancyGrid
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock, ClockType
 
+from hazard_ros.params import declare_floats
 from planner_node import costmap as cm
 from planner_node.nav_convert import costmap_msg, grid_msg
 from planner_node.nav_inputs import LATCHED
@@ -39,11 +40,8 @@ class CostmapServers:
 
     def __init__(self, node):
         self.node = node
-        p = node.declare_parameter
-        self.inflation_radius = float(p("inflation_radius", 0.55).value)
-        self.scaling = float(p("cost_scaling_factor", 3.0).value)
-        self.local_size = float(p("local_costmap_size", 3.0).value)
-        rate = float(p("costmap_publish_rate", 1.0).value)
+        self.inflation_radius, self.scaling, self.local_size, rate = declare_floats(
+            node, inflation_radius=0.55, cost_scaling_factor=3.0, local_costmap_size=3.0, costmap_publish_rate=1.0)
         group = MutuallyExclusiveCallbackGroup()
         self._published: dict[str, tuple] = {}
         self.pubs = {}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from lifecycle_msgs.msg import State
 from nav2_msgs.srv import ManageLifecycleNodes
-from rclpy.action import GoalResponse
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from std_srvs.srv import Trigger
 
@@ -41,6 +41,16 @@ COMMANDS = {_M.STARTUP: ("configure", "activate"), _M.PAUSE: ("deactivate",), _M
 _ENDS = {"configure": State.PRIMARY_STATE_INACTIVE, "activate": State.PRIMARY_STATE_ACTIVE,
          "deactivate": State.PRIMARY_STATE_INACTIVE, "cleanup": State.PRIMARY_STATE_UNCONFIGURED,
          "shutdown": State.PRIMARY_STATE_FINALIZED}
+
+
+def gated_action_server(node, action, name: str, execute, server: str) -> ActionServer:
+    """Action ``name`` on the navigation ``node`` for its server ``server`` (a Nav2 name): a new
+    goal passes ``node.goal_gate(server)`` (the server's lifecycle state), a cancel is always
+    accepted, callbacks run in the node's action group."""
+    return ActionServer(node, action, name, execute_callback=execute,
+                        goal_callback=lambda _: node.goal_gate(server),
+                        cancel_callback=lambda _: CancelResponse.ACCEPT,
+                        callback_group=node._action_group, result_timeout=60)
 
 
 class NavLifecycle:

@@ -64,7 +64,7 @@ import time
 from builtin_interfaces.msg import Duration
 from nav2_msgs.action import NavigateToPose
 from rcl_interfaces.msg import ParameterDescriptor
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action import GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
@@ -81,7 +81,7 @@ from planner_node.map_server import MapServer
 from planner_node.nav_costmaps import CostmapServers
 from planner_node.nav_goal import GoalExecution, GoalSpec
 from planner_node.nav_inputs import LATCHED, LOCKSTEP_SENSOR, TF_QOS, NavInputs, stamp_ns
-from planner_node.nav_lifecycle import NavLifecycle
+from planner_node.nav_lifecycle import NavLifecycle, gated_action_server
 from planner_node.navigation import ErrorCode, GridPlanner, NavigationError
 from planner_node.planner_server import PlannerServer
 from planner_node.smoother_server import SmootherServer
@@ -164,10 +164,7 @@ class NavigationNode(NavInputs, GoalExecution, Node):
         self._action_group = ReentrantCallbackGroup()
         self._client_group = ReentrantCallbackGroup()
         self._subscribe_inputs()
-        self.action_server = ActionServer(
-            self, NavigateToPose, ACTION_NAME, execute_callback=self._execute,
-            goal_callback=lambda _: self.goal_gate("bt_navigator"), cancel_callback=lambda _: CancelResponse.ACCEPT,
-            callback_group=self._action_group, result_timeout=60)
+        self.action_server = gated_action_server(self, NavigateToPose, ACTION_NAME, self._execute, "bt_navigator")
         self.lifecycle = nav2_compat.LifecycleStates(self, lifecycle_names) if lifecycle_names else None
         self.servers = NavLifecycle(self, self.lifecycle if "bt_navigator" in lifecycle_names else None)
         self.costmaps = CostmapServers(self)

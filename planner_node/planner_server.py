@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 from nav2_msgs.action import ComputePathThroughPoses, ComputePathToPose
-from rclpy.action import ActionServer, CancelResponse
 
 from planner_node.nav_convert import duration_msg, path_msg, pose_yaw
+from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import ErrorCode, GridPlanner, NavigationError
 
 PLANNER_IDS = ("", "GridBased")
@@ -59,10 +59,8 @@ class PlannerServer:
         self._lock = threading.Lock()
         for action, name, run in ((ComputePathToPose, "compute_path_to_pose", self._to_pose),
                                   (ComputePathThroughPoses, "compute_path_through_poses", self._through)):
-            ActionServer(node, action, name, execute_callback=lambda gh, a=action, r=run: self._execute(gh, a, r),
-                         goal_callback=lambda _, n="planner_server": node.goal_gate(n),
-                         cancel_callback=lambda _: CancelResponse.ACCEPT,
-                         callback_group=node._action_group, result_timeout=60)
+            gated_action_server(node, action, name, lambda gh, a=action, r=run: self._execute(gh, a, r),
+                                "planner_server")
 
     def _execute(self, gh, action, run):
         result = action.Result()

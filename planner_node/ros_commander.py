@@ -44,7 +44,7 @@ from rclpy.task import Future
 
 from hazard_ros import ros_qos as qos
 from hazard_sim.rotations import yaw_to_quaternion
-from planner_node.commander_api import CommanderApi
+from planner_node.commander_api import CommanderApi, as_goals
 
 
 class TaskResult(IntEnum):
@@ -315,13 +315,7 @@ class Navigator(CommanderApi):
 
     def goThroughPoses(self, poses, behavior_tree: str = ""):
         """Send a NavigateThroughPoses goal (``poses``: nav_msgs/Goals or a list of PoseStamped)."""
-        goal = NavigateThroughPoses.Goal(behavior_tree=behavior_tree)
-        if isinstance(poses, (list, tuple)):
-            goal.poses.goals = list(poses)
-            if poses:
-                goal.poses.header = poses[0].header
-        else:
-            goal.poses = poses
+        goal = NavigateThroughPoses.Goal(poses=as_goals(poses), behavior_tree=behavior_tree)
         return self._send(RunningTask.NAVIGATE_THROUGH_POSES, goal, "NavigateThroughPoses",
                           NavigateThroughPoses.Result.UNKNOWN)
 

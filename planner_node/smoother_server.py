@@ -21,9 +21,10 @@ import time
 
 import numpy as np
 from nav2_msgs.action import SmoothPath
-from rclpy.action import ActionServer, CancelResponse
 
+from hazard_ros.params import declare_floats
 from planner_node.nav_convert import duration_msg, path_msg, path_xy, pose_yaw, seconds
+from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import GridPlanner
 from planner_node.smoothing import blocked_at, smooth
 
@@ -35,13 +36,8 @@ class SmootherServer:
 
     def __init__(self, node):
         self.node = node
-        p = node.declare_parameter
-        self.w_data = float(p("smoother_w_data", 0.2).value)
-        self.w_smooth = float(p("smoother_w_smooth", 0.3).value)
-        self.server = ActionServer(node, SmoothPath, "smooth_path", execute_callback=self._execute,
-                                   goal_callback=lambda _: node.goal_gate("smoother_server"),
-                                   cancel_callback=lambda _: CancelResponse.ACCEPT,
-                                   callback_group=node._action_group, result_timeout=60)
+        self.w_data, self.w_smooth = declare_floats(node, smoother_w_data=0.2, smoother_w_smooth=0.3)
+        self.server = gated_action_server(node, SmoothPath, "smooth_path", self._execute, "smoother_server")
         self._grid = GridPlanner(node.robot_radius)
         self._version = -1
 

@@ -18,18 +18,8 @@
 # with VENV's python and prints the renderer it got.
 set -euo pipefail
 
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CHECK=0
-VENV_ARG=""
-for arg in "$@"; do
-  case "$arg" in
-    --check) CHECK=1 ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "setup_gl.sh: unknown option: $arg" >&2; exit 2 ;;
-    *) VENV_ARG="$arg" ;;
-  esac
-done
-VENV="${VENV_ARG:-${VENV:-$REPO/.venv}}"
+source "$(dirname "${BASH_SOURCE[0]}")/setup_args.sh" check CHECK "$@"
 PKGS=(libegl1 libegl-mesa0 libgl1-mesa-dri libgl1)
 T0=$SECONDS
 

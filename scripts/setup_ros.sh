@@ -19,18 +19,8 @@
 # See docs/ros2_on_pip.md.
 set -euo pipefail
 
-REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FORCE="${FORCE:-0}"
-VENV_ARG=""
-for arg in "$@"; do
-  case "$arg" in
-    --force) FORCE=1 ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "setup_ros.sh: unknown option: $arg" >&2; exit 2 ;;
-    *) VENV_ARG="$arg" ;;
-  esac
-done
-VENV="${VENV_ARG:-${VENV:-$REPO/.venv}}"
+source "$(dirname "${BASH_SOURCE[0]}")/setup_args.sh" force FORCE "$@"
 REQS="$REPO/requirements-ros.txt"
 IFACE_DIR="$REPO/interfaces"
 T0=$SECONDS

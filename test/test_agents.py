@@ -59,37 +59,32 @@ def test_cli_options_come_from_the_agent_class():
     assert cli_kwargs(AGENTS["llm"], a) == cli_kwargs(agents_for("esar")["llm"], a) == {"mode": "cot"}
 
 
-def test_mcts_prefers_the_cheaper_plan():
-    """Two known targets: one 1 m away, one 6 m away; MCTS goes for the near one first."""
-    import numpy as np
-
-    from hazard_sim.navigation.grid import GridSpec
-    from hazard_sim.navigation.observed_map import ObservedMap
-    from hazard_sim.tasks.hazard.agents.memory import ObjectRecord
-    ag = make_agent("mcts", benchmark="hazard/fire", simulations=500)
-    from hazard_sim.tasks.hazard.agents.memory import Memory
-    ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1}]})
-    ag.map = ObservedMap(GridSpec((0, 0, 10, 10), 0.1), 0.25)
-    ag.memory.agent_pose = np.array([1.0, 5.0, 0.0])
-    near = ObjectRecord(1001, "book", np.array([2.0, 5.0, 0.1]), 0, True, 1)
-    far = ObjectRecord(1002, "book", np.array([7.0, 5.0, 0.1]), 0, True, 1)
-    ag.memory.objects = {1001: near, 1002: far}
-    assert ag.plan([far, near]) == 1001
-
-
-def test_mcts_plans_with_no_cart_known_in_wind():
-    """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
+def _mcts_in(hazard, category, size, pose, simulations, records):
+    """An MCTS agent on an empty ``size`` x ``size`` m map at ``pose``, that knows the ``records``
+    (``(id, (x, y))`` objects of ``category``, the task's only target category)."""
     import numpy as np
 
     from hazard_sim.navigation.grid import GridSpec
     from hazard_sim.navigation.observed_map import ObservedMap
     from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
-    ag = make_agent("mcts", benchmark="hazard/fire", simulations=200)
-    ag.memory = Memory({"hazard": "wind", "targets": [{"category": "bag", "value": 1}]})
-    ag.map = ObservedMap(GridSpec((0, 0, 16, 16), 0.1), 0.25)
-    ag.memory.agent_pose = np.array([1.0, 1.0, 0.0])
-    rec = ObjectRecord(1001, "bag", np.array([3.0, 1.0, 0.1]), 0, True, 1)
-    ag.memory.objects = {1001: rec}
+    ag = make_agent("mcts", benchmark="hazard/fire", simulations=simulations)
+    ag.memory = Memory({"hazard": hazard, "targets": [{"category": category, "value": 1}]})
+    ag.map = ObservedMap(GridSpec((0, 0, size, size), 0.1), 0.25)
+    ag.memory.agent_pose = np.array([*pose, 0.0])
+    recs = [ObjectRecord(i, category, np.array([x, y, 0.1]), 0, True, 1) for i, (x, y) in records]
+    ag.memory.objects = {r.id: r for r in recs}
+    return ag, recs
+
+
+def test_mcts_prefers_the_cheaper_plan():
+    """Two known targets: one 1 m away, one 6 m away; MCTS goes for the near one first."""
+    ag, (near, far) = _mcts_in("fire", "book", 10, (1.0, 5.0), 500, [(1001, (2.0, 5.0)), (1002, (7.0, 5.0))])
+    assert ag.plan([far, near]) == 1001
+
+
+def test_mcts_plans_with_no_cart_known_in_wind():
+    """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
+    ag, (rec,) = _mcts_in("wind", "bag", 16, (1.0, 1.0), 200, [(1001, (3.0, 1.0))])
     assert ag.plan([rec]) in (1001, None)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import TensorStandIn
 
 from perception_node.detectors import (
     DETECTOR_NAMES,
@@ -191,19 +192,6 @@ def test_yolo_world_backend_vocabulary(tiny_weights):
 
 
 # ------------------------------------------- wrapper logic with a stand-in ultralytics
-class _T:
-    """Stands in for a torch tensor: .cpu().numpy()."""
-
-    def __init__(self, a):
-        self.a = np.asarray(a)
-
-    def cpu(self):
-        return self
-
-    def numpy(self):
-        return self.a
-
-
 class _FakeModel:
     names = {0: "person", 1: "backpack", 2: "cart"}
     calls: list = []
@@ -214,9 +202,9 @@ class _FakeModel:
     def predict(self, img, **kw):
         _FakeModel.calls.append((img, kw))
         boxes = type("Boxes", (), {"__len__": lambda self: 2})()
-        boxes.xywh = _T([[10.0, 20.0, 4.0, 6.0], [30.0, 5.0, 2.0, 2.0]])
-        boxes.conf = _T([0.9, 0.4])
-        boxes.cls = _T([1.0, 2.0])
+        boxes.xywh = TensorStandIn([[10.0, 20.0, 4.0, 6.0], [30.0, 5.0, 2.0, 2.0]])
+        boxes.conf = TensorStandIn([0.9, 0.4])
+        boxes.cls = TensorStandIn([1.0, 2.0])
         result = type("Result", (), {"boxes": boxes, "names": self.names})()
         return [result]
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import cli_runs
 
 from hazard_sim.core.env import EmbodiedEnv
 from hazard_sim.core.spec import get_spec
@@ -322,15 +323,11 @@ def test_specs_registered_with_limits():
 
 
 def test_cli_run_json_is_deterministic(capsys):
-    from hazard_sim.cli import main
     args = ["run", "--benchmark", "doze/level3", "--split", "test", "--episode", "5", "--agent", "frontier",
             "--seed", "1", "--width", "48", "--height", "48", "--json"]
-    outs = []
-    for _ in range(2):
-        assert main(args) == 0
-        m = json.loads(capsys.readouterr().out)
+    outs = [json.loads(out) for out in cli_runs(args, capsys)]
+    for m in outs:
         m.pop("wall_time_s")
-        outs.append(m)
     assert outs[0] == outs[1]
     for k in ("success", "spl", "collisions", "steps", "distance_to_goal", "level", "goal_type", "goal"):
         assert k in outs[0]

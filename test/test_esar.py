@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import cli_runs
 
 from hazard_sim.core.embodiment import Twist
 from hazard_sim.core.env import EmbodiedEnv
@@ -353,13 +354,9 @@ def test_every_baseline_runs_on_every_tier(tier):
 
 
 def test_cli_json_is_deterministic(capsys):
-    from hazard_sim.cli import main
     args = ["run", "--benchmark", "esar", "--split", "test", "--episode", "24", "--agent", "random",
             "--seed", "3", "--width", "32", "--height", "32", "--json"]
-    outs = []
-    for _ in range(2):
-        assert main(args) == 0
-        outs.append(capsys.readouterr().out)
+    outs = cli_runs(args, capsys)
     assert outs[0] == outs[1]
     m = json.loads(outs[0])
     for k in ("sr", "tsr", "cds", "rs", "safe", "victims", "victims_found", "clues", "clues_found", "time_s",

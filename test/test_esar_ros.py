@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import TensorStandIn
 
 try:
     import rclpy
@@ -341,17 +342,6 @@ def test_esar_launch_over_dds_climbs_detects_on_four_views_and_maps_heights(ros_
         rclpy.shutdown(context=context)
 
 
-class _Arr:
-    """Stands in for a torch tensor: .cpu().numpy()."""
-
-    def __init__(self, a):
-        self.a = np.asarray(a)
-
-    def cpu(self):
-        return self
-
-    def numpy(self):
-        return self.a
 
 
 def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  # noqa: F811
@@ -384,8 +374,8 @@ def test_perception_yolo_world_on_the_four_views(ctx, monkeypatch, tmp_path):  #
             seen_images.append(img.shape)
             h, w = img.shape[:2]
             boxes = type("Boxes", (), {"__len__": lambda self: 1})()
-            boxes.xywh = _Arr([[w / 2, h / 2, 6.0, 6.0]])          # a "person" in the middle of every view
-            boxes.conf, boxes.cls = _Arr([0.8]), _Arr([0.0])
+            boxes.xywh = TensorStandIn([[w / 2, h / 2, 6.0, 6.0]])  # a "person" in the middle of every view
+            boxes.conf, boxes.cls = TensorStandIn([0.8]), TensorStandIn([0.0])
             return [type("Result", (), {"boxes": boxes, "names": self.names})()]
     mod = types.ModuleType("ultralytics")
     mod.YOLO, mod.YOLOWorld, mod.__version__ = World, World, "stand-in"

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("hypothesis")
+from helpers import mutate_json  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -40,39 +41,8 @@ SMALL = dict(deadline=None, database=None, suppress_health_check=list(HealthChec
 COUNTS: Counter = Counter()
 
 
-def _paths(value, prefix=()):
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value[:6]):
-            yield from _paths(v, prefix + (i,))
-
-
-def _get(doc, path):
-    for k in path:
-        doc = doc[k]
-    return doc
-
-
 def _mutate(draw, doc, skip=()):
-    for _ in range(draw(st.integers(1, 3))):
-        paths = [p for p in _paths(doc) if p and p[0] not in skip]
-        path = draw(st.sampled_from(paths))
-        parent, key = _get(doc, path[:-1]), path[-1]
-        old = parent[key]
-        kind = draw(st.sampled_from(["odd", "scale", "shift", "delete", "grow"]))
-        if kind == "scale" and isinstance(old, (int, float)) and not isinstance(old, bool):
-            parent[key] = old * draw(st.sampled_from([-1, 0, 0.5, 10, 1000, 1e9]))
-        elif kind == "shift" and isinstance(old, (int, float)) and not isinstance(old, bool):
-            parent[key] = old + draw(st.floats(-30, 30, allow_nan=False))
-        elif kind == "delete" and isinstance(parent, dict):
-            del parent[key]
-        elif kind == "grow" and isinstance(old, list) and old:
-            parent[key] = old + [copy.deepcopy(old[-1])] * draw(st.sampled_from([1, 5, 400]))
-        else:
-            parent[key] = copy.deepcopy(draw(ODD_VALUES))
+    mutate_json(draw, doc, ODD_VALUES, skip=skip, list_limit=6)
     return doc
 
 

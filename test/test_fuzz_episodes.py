@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("hypothesis")
+from helpers import mutate_json  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -28,52 +29,11 @@ ODD_VALUES = st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -1e308, 2 **
                               -0.0, 50.0, "", "x", None, True, [], {}, [0.0], [1.0, 2.0, 3.0, 4.0]])
 
 
-def _paths(value, prefix=()):
-    """Every path (tuple of keys / indexes) of a JSON value."""
-    yield prefix
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, prefix + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, prefix + (i,))
-
-
-def _get(doc, path):
-    for k in path:
-        doc = doc[k]
-    return doc
-
-
 @st.composite
 def mutated(draw):
     task = draw(st.sampled_from(sorted(EPISODES)))
     ep = copy.deepcopy(draw(st.sampled_from(EPISODES[task])))
-    log = []
-    for _ in range(draw(st.integers(1, 3))):
-        paths = [p for p in _paths(ep) if p]
-        path = draw(st.sampled_from(paths))
-        parent, key = _get(ep, path[:-1]), path[-1]
-        old = parent[key]
-        kind = draw(st.sampled_from(["odd", "scale", "shift", "delete", "dup_object", "grow"]))
-        if kind == "odd":           # a copy: a drawn list or dict must not carry changes into the next case
-            parent[key] = copy.deepcopy(draw(ODD_VALUES))
-        elif kind == "scale" and isinstance(old, (int, float)) and not isinstance(old, bool):
-            parent[key] = old * draw(st.sampled_from([-1, 0, 0.5, 10, 1000, 1e9]))
-        elif kind == "shift" and isinstance(old, (int, float)) and not isinstance(old, bool):
-            parent[key] = old + draw(st.floats(-30, 30, allow_nan=False))
-        elif kind == "delete" and isinstance(parent, dict):
-            del parent[key]
-        elif kind == "dup_object" and ep.get("objects"):
-            o = copy.deepcopy(draw(st.sampled_from(ep["objects"])))
-            if isinstance(o, dict):
-                o["id"] = draw(st.sampled_from([o.get("id"), 9000]))
-            ep["objects"].append(o)
-        elif kind == "grow" and isinstance(old, list) and old:
-            parent[key] = old + [copy.deepcopy(old[-1])] * draw(st.sampled_from([1, 5, 400]))
-        else:
-            parent[key] = copy.deepcopy(draw(ODD_VALUES))
-        log.append((path, kind))
+    log = mutate_json(draw, ep, ODD_VALUES, kinds=("odd", "scale", "shift", "delete", "dup_object", "grow"))
     return task, ep, log
 
 

@@ -5,7 +5,6 @@ quick launches start their children without the subprocess start-up race."""
 from __future__ import annotations
 
 import os
-import random
 import re
 import signal
 import subprocess
@@ -15,37 +14,20 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import REPO, launch_env, sim_node_launch
 
-REPO = Path(__file__).resolve().parents[1]
 TEST_TIME_LIMIT_S = 120
 PY = sys.executable
-
-
-def _env():
-    return dict(os.environ, PYTHONPATH=str(REPO), ROS_DOMAIN_ID=str(random.SystemRandom().randint(1, 101)),
-                ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", PYTHONUNBUFFERED="1")
 
 
 def _launch(tmp_path, text, *extra):
     path = tmp_path / "t.launch.yaml"
     path.write_text(textwrap.dedent(text))
     return subprocess.Popen([PY, "-m", "hazard_ros.launcher", str(path), "--grace", "3", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(), cwd=REPO)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=launch_env(), cwd=REPO)
 
 
-NODES = """\
-    launch:
-    - node:
-        pkg: hazard_stack
-        exec: sim_node
-        name: sim_node
-        param:
-        - {name: task, value: fire}
-        - {name: lockstep, value: "false"}
-        - {name: camera_width, value: "32"}
-        - {name: camera_height, value: "24"}
-    - node: {pkg: hazard_stack, exec: mapping_node, name: mapping_node}
-    """
+NODES = sim_node_launch(32, 24, "- node: {pkg: hazard_stack, exec: mapping_node, name: mapping_node}")
 
 
 def _read_until(proc, *patterns: str, timeout: float) -> list[str]:
@@ -136,7 +118,7 @@ def test_a_node_whose_parent_dies_stops_without_a_signal(tmp_path):
                                  stderr=subprocess.STDOUT, start_new_session=True,
                                  env=dict(os.environ, HAZARD_LAUNCHER_PID=str(os.getpid())))
         print(p.pid, flush=True)
-        """)], stdout=subprocess.PIPE, text=True, env=_env(), cwd=REPO)
+        """)], stdout=subprocess.PIPE, text=True, env=launch_env(), cwd=REPO)
     pid = int(parent.stdout.readline())
     parent.wait(10)                                # the parent is gone; the node lives on ...
     end = time.monotonic() + 30
@@ -168,7 +150,7 @@ sys.exit(ros_node_main.run_node(Stuck, "stuck"))
 def test_a_stop_that_hangs_ends_the_process_after_the_deadline(tmp_path):
     pytest.importorskip("rclpy")
     proc = subprocess.Popen([PY, "-c", HANGING_NODE], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=_env(), cwd=REPO)
+                            env=launch_env(), cwd=REPO)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(signal.SIGTERM)
     # its stop would hang 600 s: ending within the 30 s deadline, saying why, shows the 2 s deadline acted

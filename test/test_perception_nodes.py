@@ -10,8 +10,8 @@ import json
 import os
 import subprocess
 import sys
-import time
 
+import helpers
 import numpy as np
 import pytest
 
@@ -59,14 +59,7 @@ TASK = {"benchmark": "hazard/fire", "hazard": "fire", "targets": [{"category": "
 
 
 def spin_until(executor, predicate, timeout_s=WAIT_S, step=None) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if step is not None:
-            step()
-        executor.spin_once(timeout_sec=0.02)
-        if predicate():
-            return True
-    return predicate()
+    return helpers.spin_until(executor, predicate, timeout_s, step)
 
 
 # ------------------------------------------------------------------ synthetic frame

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import re
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from helpers import launch_env, sim_node_launch
 
 from hazard_ros.launch_file import LaunchDescription, LaunchError, Process, describe
 from hazard_ros.launcher import EXIT_OK, EXIT_UNFINISHED, Runner
@@ -130,23 +129,10 @@ def test_sim_node_ended_by_sigint_ends_the_launch_with_code_3(tmp_path):
     nodes running for ever; now the launch ends, every node stops, exit code 3."""
     pytest.importorskip("rclpy")
     path = tmp_path / "t.launch.yaml"
-    path.write_text(textwrap.dedent("""\
-        launch:
-        - node:
-            pkg: hazard_stack
-            exec: sim_node
-            name: sim_node
-            param:
-            - {name: task, value: fire}
-            - {name: lockstep, value: "false"}
-            - {name: camera_width, value: "16"}
-            - {name: camera_height, value: "12"}
-        - executable: {cmd: "%s %s", name: other}
-        """ % (PY, tmp_path / "other.py")))
+    path.write_text(sim_node_launch(16, 12, '- executable: {cmd: "%s %s", name: other}' % (PY, tmp_path / "other.py")))
     (tmp_path / "other.py").write_text("import signal, sys\nsignal.signal(signal.SIGINT, lambda *a: sys.exit(0))\n"
                                        "print('up', flush=True)\nsignal.pause()\n")
-    env = dict(os.environ, PYTHONPATH=str(REPO), ROS_DOMAIN_ID=str(random.SystemRandom().randint(1, 101)),
-               ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", PYTHONUNBUFFERED="1")
+    env = launch_env()
     proc = subprocess.Popen([PY, "-m", "hazard_ros.launcher", str(path), "--grace", "3", "--metrics-grace", "1"],
                             stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env, cwd=REPO, start_new_session=True)

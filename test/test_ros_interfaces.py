@@ -16,6 +16,7 @@ import time
 import uuid
 
 import pytest
+from helpers import spin_until
 
 try:
     import rclpy
@@ -75,15 +76,6 @@ def reliable_qos(depth: int = 10) -> QoSProfile:
                       history=HistoryPolicy.KEEP_LAST)
 
 
-def spin_until(executor, predicate, timeout_s: float, step=None) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if step is not None:
-            step()
-        executor.spin_once(timeout_sec=0.05)
-        if predicate():
-            return True
-    return predicate()
 
 
 # ----------------------------------------------------------------- message builders
@@ -437,6 +429,20 @@ def test_nav2_and_geographic_definitions_are_upstream_files():
         assert here == {r for r in blobs if r.startswith(pkg + "/")}, f"{pkg}: files not from upstream"
 
 
+#: the interfaces nav2_simple_commander (Kilted) imports, by module
+SIMPLE_COMMANDER_IMPORTS = {
+    "geographic_msgs.msg": ("GeoPose",),
+    "lifecycle_msgs.srv": ("GetState",),
+    "nav2_msgs.action": ("AssistedTeleop", "BackUp", "ComputeAndTrackRoute", "ComputePathThroughPoses",
+                         "ComputePathToPose", "ComputeRoute", "DockRobot", "DriveOnHeading", "FollowGPSWaypoints",
+                         "FollowPath", "FollowWaypoints", "NavigateThroughPoses", "SmoothPath", "Spin", "UndockRobot"),
+    "nav2_msgs.msg": ("Route",),
+    "nav2_msgs.srv": ("ClearCostmapAroundRobot", "ClearCostmapExceptRegion", "ClearEntireCostmap", "GetCostmap",
+                      "LoadMap", "ManageLifecycleNodes"),
+    "nav_msgs.msg": ("Goals",),
+}
+
+
 def test_nav2_msgs_builds_every_interface_and_imports():
     import importlib
     for pkg, want in (("nav2_msgs", NAV2_KILTED), ("geographic_msgs", GEOGRAPHIC)):
@@ -448,35 +454,9 @@ def test_nav2_msgs_builds_every_interface_and_imports():
                 getattr(mod, name).__import_type_support__() if hasattr(getattr(mod, name),
                                                                         "__import_type_support__") else None
     # what nav2_simple_commander (Kilted) imports
-    from geographic_msgs.msg import GeoPose  # noqa: F401
-    from lifecycle_msgs.srv import GetState  # noqa: F401
-    from nav2_msgs.action import (  # noqa
-        AssistedTeleop,
-        BackUp,
-        ComputeAndTrackRoute,
-        ComputePathThroughPoses,
-        ComputePathToPose,
-        ComputeRoute,
-        DockRobot,
-        DriveOnHeading,
-        FollowGPSWaypoints,
-        FollowPath,
-        FollowWaypoints,
-        NavigateThroughPoses,
-        SmoothPath,
-        Spin,
-        UndockRobot,
-    )
-    from nav2_msgs.msg import Route  # noqa: F401
-    from nav2_msgs.srv import (  # noqa
-        ClearCostmapAroundRobot,
-        ClearCostmapExceptRegion,
-        ClearEntireCostmap,
-        GetCostmap,
-        LoadMap,
-        ManageLifecycleNodes,
-    )
-    from nav_msgs.msg import Goals  # noqa: F401
+    for module, names in SIMPLE_COMMANDER_IMPORTS.items():
+        mod = importlib.import_module(module)
+        assert [n for n in names if not hasattr(mod, n)] == [], module
 
 
 def test_type_hashes_equal_an_independent_rihs01_implementation():

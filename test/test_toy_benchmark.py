@@ -39,7 +39,7 @@ from hazard_sim.geometry import Box
 from hazard_sim.render.camera import BODY_FROM_OPTICAL, CameraSpec
 from hazard_sim.render.mesh import box_mesh, quad_mesh, text_texture
 from hazard_sim.scenes.base import Scene, floor_part, wall_segments
-from hazard_sim.world import Entity, World
+from hazard_sim.world import Entity, Kind, World
 
 GOAL_RADIUS = 0.3
 EPISODES = [{"index": 0, "scene": "box", "start": [1.0, 1.0, 0.0], "goal": [4.0, 1.0]},
@@ -137,17 +137,9 @@ def build_world(ep, rng):
     board = quad_mesh([[4.94, 1.5, 1.2], [4.94, 0.5, 1.2], [4.94, 0.5, 0.4], [4.94, 1.5, 0.4]], BOARD_ID,
                       texture=text_texture(["GOAL AHEAD"]))
     flag_shape = Box.from_yaw((0, 0, 0), (0.05, 0.05, 0.3))
-    flag = Entity(FLAG_ID, Category("flag", (0.1, 0.1, 0.6), 1.0, (220, 30, 30)),
+    flag = Entity(FLAG_ID, Kind("flag", (0.1, 0.1, 0.6), 1.0, (220, 30, 30)),
                   Box.from_yaw((*ep["goal"], 0.3), (0.05, 0.05, 0.3)), mesh=box_mesh(flag_shape, (220, 30, 30), 1))
     return World(Scene("box", "indoor", bounds, parts, meshes=[board]), [flag], rng, physics=False, episode=ep)
-
-
-@dataclass(frozen=True)
-class Category:
-    name: str
-    size: tuple
-    mass: float
-    color: tuple
 
 
 def load(split, index, root=None):

@@ -12,16 +12,9 @@ The dataset / training / export / evaluation commands live beside this interface
 """
 from __future__ import annotations
 
+from hazard_sim.perception import errors
 from hazard_sim.perception.backends import BACKEND_NAMES, Backend, canonical_name, make_backend
-from hazard_sim.perception.errors import (
-    DetectorError,
-    DetectorInputError,
-    DetectorUnavailableError,
-    TextEncoderUnavailableError,
-    UnknownDetectorError,
-    WeightsMismatchError,
-    WeightsNotFoundError,
-)
+from hazard_sim.perception.errors import *  # noqa: F403  (re-exported: every error class, errors.__all__)
 from hazard_sim.perception.instances import (
     Instance,
     as_rgb_uint8,
@@ -33,8 +26,6 @@ from hazard_sim.perception.instances import (
 )
 
 __all__ = [
-    "BACKEND_NAMES", "Backend", "canonical_name", "make_backend", "DetectorError", "DetectorInputError",
-    "DetectorUnavailableError", "TextEncoderUnavailableError", "UnknownDetectorError", "WeightsMismatchError",
-    "WeightsNotFoundError", "Instance", "as_rgb_uint8", "clean_classes", "keep_seen", "locate",
-    "mask_from_depth", "rasterize",
+    "BACKEND_NAMES", "Backend", "canonical_name", "make_backend", *errors.__all__, "Instance", "as_rgb_uint8",
+    "clean_classes", "keep_seen", "locate", "mask_from_depth", "rasterize",
 ]

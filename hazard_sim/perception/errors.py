@@ -1,6 +1,9 @@
 """Errors of the perception layer: each message says what to fix (no tracebacks for users)."""
 from __future__ import annotations
 
+__all__ = ["DetectorError", "DetectorInputError", "DetectorUnavailableError", "TextEncoderUnavailableError",
+           "UnknownDetectorError", "WeightsMismatchError", "WeightsNotFoundError"]
+
 
 class DetectorError(RuntimeError):
     """Base class of every error a perception backend reports; the message says what to do."""

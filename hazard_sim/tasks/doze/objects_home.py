@@ -3,243 +3,240 @@ from __future__ import annotations
 
 import numpy as np
 
+from hazard_sim.tasks.doze import shapes as sh
 from hazard_sim.tasks.doze.builders import cup_profile, dark, plain, plant, vessel
-from hazard_sim.tasks.doze.shapes import (
-    Shape,
-    box,
-    checks,
-    cone,
-    cylinder,
-    ellipsoid,
-    lathe,
-    rod,
-    rot_x,
-    rot_y,
-    sphere,
-    stripes,
-    torus,
-)
 
 
 def umbrella(c):
-    s = Shape().add(rod((0, 0, 0), (0, 0, 0.85), 0.01, (40, 40, 40)))
-    s.add(lathe([(0.45, 0.7), (0.3, 0.8), (0.01, 0.86)], stripes(c, (240, 240, 240), 0.5, axis=0), 16))
-    s.add(torus(0.04, 0.008, (40, 40, 40), center=(0.04, 0, 0.02), rot=rot_x(np.pi / 2), arc=np.pi, seg=6, tube=5))
+    s = sh.Shape().add(sh.rod((0, 0, 0), (0, 0, 0.85), 0.01, (40, 40, 40)))
+    s.add(sh.lathe([(0.45, 0.7), (0.3, 0.8), (0.01, 0.86)], sh.stripes(c, (240, 240, 240), 0.5, axis=0), 16))
+    s.add(sh.torus(0.04, 0.008, (40, 40, 40), center=(0.04, 0, 0.02), rot=sh.rot_x(np.pi / 2), arc=np.pi, seg=6,
+                   tube=5))
     return s
 
 
 def pillow(c, w=0.5, d=0.35, h=0.14):
-    return Shape().add(ellipsoid((0, 0, h / 2), (w / 2, d / 2, h / 2), c, 6, 16))
+    return sh.Shape().add(sh.ellipsoid((0, 0, h / 2), (w / 2, d / 2, h / 2), c, 6, 16))
 
 
 def towel(c):
-    return Shape().add(box((0, 0, 0.03), (0.35, 0.25, 0.06), c), box((0, 0, 0.061), (0.35, 0.04, 0.002),
-                                                                      dark(plain(c), 0.7)))
+    return sh.Shape().add(sh.box((0, 0, 0.03), (0.35, 0.25, 0.06), c), sh.box((0, 0, 0.061), (0.35, 0.04, 0.002),
+                                                                              dark(plain(c), 0.7)))
 
 
 def clock(c):
-    s = Shape().add(cylinder(0.12, 0.04, c).moved(rot_x(np.pi / 2), (0, 0.02, 0.13)))
-    s.add(cylinder(0.105, 0.004, (245, 245, 240)).moved(rot_x(np.pi / 2), (0, -0.022, 0.13)))
-    s.add(box((0, -0.027, 0.16), (0.006, 0.003, 0.06), (20, 20, 20)), box((0.03, -0.027, 0.13), (0.06, 0.003, 0.006),
-                                                                         (20, 20, 20)))
-    s.add(box((0, 0, 0.005), (0.1, 0.05, 0.01), c))
+    s = sh.Shape().add(sh.cylinder(0.12, 0.04, c).moved(sh.rot_x(np.pi / 2), (0, 0.02, 0.13)))
+    s.add(sh.cylinder(0.105, 0.004, (245, 245, 240)).moved(sh.rot_x(np.pi / 2), (0, -0.022, 0.13)))
+    s.add(sh.box((0, -0.027, 0.16), (0.006, 0.003, 0.06), (20, 20, 20)),
+          sh.box((0.03, -0.027, 0.13), (0.06, 0.003, 0.006),
+                 (20, 20, 20)))
+    s.add(sh.box((0, 0, 0.005), (0.1, 0.05, 0.01), c))
     return s
 
 
 def alarm_clock(c):
-    s = Shape().add(cylinder(0.06, 0.04, c).moved(rot_x(np.pi / 2), (0, 0.02, 0.08)))
-    s.add(cylinder(0.05, 0.003, (245, 245, 240)).moved(rot_x(np.pi / 2), (0, -0.021, 0.08)))
+    s = sh.Shape().add(sh.cylinder(0.06, 0.04, c).moved(sh.rot_x(np.pi / 2), (0, 0.02, 0.08)))
+    s.add(sh.cylinder(0.05, 0.003, (245, 245, 240)).moved(sh.rot_x(np.pi / 2), (0, -0.021, 0.08)))
     for x in (-0.04, 0.04):
-        s.add(sphere((x, 0, 0.14), 0.022, (200, 200, 60), 4, 8), rod((x, 0, 0.03), (x * 1.3, 0, 0.0), 0.005, c))
+        s.add(sh.sphere((x, 0, 0.14), 0.022, (200, 200, 60), 4, 8), sh.rod((x, 0, 0.03), (x * 1.3, 0, 0.0), 0.005, c))
     return s
 
 
 def fan(c):
-    s = Shape().add(cylinder(0.1, 0.03, c), rod((0, 0, 0.03), (0, 0, 0.45), 0.015, c))
-    s.add(cylinder(0.05, 0.06, c).moved(rot_y(np.pi / 2), (-0.03, 0, 0.5)))
+    s = sh.Shape().add(sh.cylinder(0.1, 0.03, c), sh.rod((0, 0, 0.03), (0, 0, 0.45), 0.015, c))
+    s.add(sh.cylinder(0.05, 0.06, c).moved(sh.rot_y(np.pi / 2), (-0.03, 0, 0.5)))
     for k in range(3):
         a = 2 * np.pi * k / 3
-        s.add(box((0.04, 0.08 * np.cos(a), 0.5 + 0.08 * np.sin(a)), (0.01, 0.06, 0.14), (220, 220, 230)))
-    s.add(torus(0.18, 0.004, (90, 90, 90), center=(0.045, 0, 0.5), rot=rot_y(np.pi / 2), seg=20, tube=4))
+        s.add(sh.box((0.04, 0.08 * np.cos(a), 0.5 + 0.08 * np.sin(a)), (0.01, 0.06, 0.14), (220, 220, 230)))
+    s.add(sh.torus(0.18, 0.004, (90, 90, 90), center=(0.045, 0, 0.5), rot=sh.rot_y(np.pi / 2), seg=20, tube=4))
     return s
 
 
 def bird_cage(c):
-    s = Shape().add(cylinder(0.15, 0.02, c))
+    s = sh.Shape().add(sh.cylinder(0.15, 0.02, c))
     for k in range(12):
         a = 2 * np.pi * k / 12
-        s.add(rod((0.14 * np.cos(a), 0.14 * np.sin(a), 0.02), (0.14 * np.cos(a), 0.14 * np.sin(a), 0.32),
-                  0.003, c, seg=4))
-    s.add(lathe([(0.15, 0.32), (0.1, 0.38), (0.01, 0.4)], c, 14), torus(0.03, 0.004, c, center=(0, 0, 0.43),
-                                                                     rot=rot_x(np.pi / 2)))
-    s.add(ellipsoid((0, 0, 0.15), (0.04, 0.025, 0.03), (240, 200, 40), 4, 8))
+        s.add(sh.rod((0.14 * np.cos(a), 0.14 * np.sin(a), 0.02), (0.14 * np.cos(a), 0.14 * np.sin(a), 0.32),
+                     0.003, c, seg=4))
+    s.add(sh.lathe([(0.15, 0.32), (0.1, 0.38), (0.01, 0.4)], c, 14), sh.torus(0.03, 0.004, c, center=(0, 0, 0.43),
+                                                                              rot=sh.rot_x(np.pi / 2)))
+    s.add(sh.ellipsoid((0, 0, 0.15), (0.04, 0.025, 0.03), (240, 200, 40), 4, 8))
     return s
 
 
 def fish_bowl(c):
-    s = Shape().add(lathe([(1e-4, 0), (0.08, 0.0)] + [(0.15 * np.sin(a), 0.15 - 0.15 * np.cos(a))
-                                                      for a in np.linspace(0.6, 2.5, 7)], (180, 220, 235), 16))
-    s.add(ellipsoid((0, 0, 0.12), (0.04, 0.012, 0.022), c, 4, 8), cone(0.02, 0.02, c).moved(rot_y(-np.pi / 2),
-                                                                                           (-0.035, 0, 0.12)))
+    s = sh.Shape().add(sh.lathe([(1e-4, 0), (0.08, 0.0)] + [(0.15 * np.sin(a), 0.15 - 0.15 * np.cos(a))
+                                                            for a in np.linspace(0.6, 2.5, 7)], (180, 220, 235), 16))
+    s.add(sh.ellipsoid((0, 0, 0.12), (0.04, 0.012, 0.022), c, 4, 8), sh.cone(0.02, 0.02, c).moved(sh.rot_y(-np.pi / 2),
+                                                                                                 (-0.035, 0, 0.12)))
     return s
 
 
 def banana(c):
     pts = [(0.1 * np.sin(t), 0, 0.02 + 0.05 * (1 - np.cos(t))) for t in np.linspace(-1.0, 1.0, 6)]
-    s = Shape()
+    s = sh.Shape()
     for a, b in zip(pts[:-1], pts[1:]):
-        s.add(rod(a, b, 0.018, c, seg=6))
+        s.add(sh.rod(a, b, 0.018, c, seg=6))
     return s
 
 
 def grapes(c):
-    s = Shape()
+    s = sh.Shape()
     k = 0
     for z, n in ((0.12, 4), (0.09, 4), (0.06, 3), (0.03, 2), (0.01, 1)):
         for i in range(n):
             a = 2 * np.pi * i / n + 0.3 * k
-            s.add(sphere((0.02 * np.cos(a) * (n > 1), 0.02 * np.sin(a) * (n > 1), z + 0.01), 0.014, c, 4, 8))
+            s.add(sh.sphere((0.02 * np.cos(a) * (n > 1), 0.02 * np.sin(a) * (n > 1), z + 0.01), 0.014, c, 4, 8))
         k += 1
-    s.add(rod((0, 0, 0.14), (0.01, 0, 0.17), 0.003, (90, 60, 20)))
+    s.add(sh.rod((0, 0, 0.14), (0.01, 0, 0.17), 0.003, (90, 60, 20)))
     return s
 
 
 def pineapple(c):
-    s = Shape().add(ellipsoid((0, 0, 0.11), (0.07, 0.07, 0.11), checks(c, dark(c, 0.7), 0.025)))
+    s = sh.Shape().add(sh.ellipsoid((0, 0, 0.11), (0.07, 0.07, 0.11), sh.checks(c, dark(c, 0.7), 0.025)))
     for k in range(6):
         a = 2 * np.pi * k / 6
-        s.add(rod((0, 0, 0.21), (0.04 * np.cos(a), 0.04 * np.sin(a), 0.3), 0.01, (40, 130, 50), seg=4))
+        s.add(sh.rod((0, 0, 0.21), (0.04 * np.cos(a), 0.04 * np.sin(a), 0.3), 0.01, (40, 130, 50), seg=4))
     return s
 
 
 def donut(c):
-    return Shape().add(torus(0.05, 0.025, lambda v: np.where((v[:, 2] > 0.005)[:, None], (230, 120, 170), c),
-                             center=(0, 0, 0.025)))
+    return sh.Shape().add(sh.torus(0.05, 0.025, lambda v: np.where((v[:, 2] > 0.005)[:, None], (230, 120, 170), c),
+                                   center=(0, 0, 0.025)))
 
 
 def pizza(c):
-    s = Shape().add(cylinder(0.16, 0.015, (230, 180, 100)), cylinder(0.145, 0.004, c, center=(0, 0, 0.015)))
+    s = sh.Shape().add(sh.cylinder(0.16, 0.015, (230, 180, 100)), sh.cylinder(0.145, 0.004, c, center=(0, 0, 0.015)))
     for k in range(7):
         a = 2 * np.pi * k / 7
-        s.add(cylinder(0.02, 0.005, (180, 40, 40), center=(0.08 * np.cos(a), 0.08 * np.sin(a), 0.018)))
+        s.add(sh.cylinder(0.02, 0.005, (180, 40, 40), center=(0.08 * np.cos(a), 0.08 * np.sin(a), 0.018)))
     return s
 
 
 def carrot(c):
-    return Shape().add(cone(0.025, 0.18, c).moved(rot_y(np.pi / 2), (-0.09, 0, 0.025)),
-                       rod((-0.09, 0, 0.025), (-0.14, 0, 0.05), 0.008, (40, 140, 50), seg=5))
+    return sh.Shape().add(sh.cone(0.025, 0.18, c).moved(sh.rot_y(np.pi / 2), (-0.09, 0, 0.025)),
+                          sh.rod((-0.09, 0, 0.025), (-0.14, 0, 0.05), 0.008, (40, 140, 50), seg=5))
 
 
 def bread(c):
-    return Shape().add(ellipsoid((0, 0, 0.04), (0.15, 0.07, 0.06), c, 6, 14))
+    return sh.Shape().add(sh.ellipsoid((0, 0, 0.04), (0.15, 0.07, 0.06), c, 6, 14))
 
 
 def cupcake(c):
-    s = Shape().add(cylinder(0.03, 0.04, stripes((240, 240, 240), (200, 200, 200), 0.01, axis=0), r_top=0.04))
-    s.add(sphere((0, 0, 0.05), 0.038, c, 5, 12), sphere((0, 0, 0.095), 0.01, (200, 20, 30), 3, 6))
+    s = sh.Shape().add(sh.cylinder(0.03, 0.04, sh.stripes((240, 240, 240), (200, 200, 200), 0.01, axis=0), r_top=0.04))
+    s.add(sh.sphere((0, 0, 0.05), 0.038, c, 5, 12), sh.sphere((0, 0, 0.095), 0.01, (200, 20, 30), 3, 6))
     return s
 
 
 def picture_frame(c):
-    s = Shape().add(box((0, 0, 0.12), (0.2, 0.02, 0.24), c))
-    s.add(box((0, -0.011, 0.12), (0.16, 0.003, 0.2), lambda v: np.where((v[:, 2] > 0.0)[:, None], (120, 180, 230),
-                                                                         (60, 140, 60))))
+    s = sh.Shape().add(sh.box((0, 0, 0.12), (0.2, 0.02, 0.24), c))
+    s.add(sh.box((0, -0.011, 0.12), (0.16, 0.003, 0.2), lambda v: np.where((v[:, 2] > 0.0)[:, None], (120, 180, 230),
+                                                                           (60, 140, 60))))
     return s
 
 
 def candlestick(c):
-    s = Shape().add(lathe([(1e-4, 0), (0.05, 0), (0.015, 0.03), (0.012, 0.15), (0.03, 0.16), (1e-4, 0.16)], c, 14))
-    s.add(cylinder(0.01, 0.12, (245, 240, 225), center=(0, 0, 0.16)), cone(0.006, 0.02, (255, 170, 40),
-                                                                          center=(0, 0, 0.285)))
+    s = sh.Shape().add(sh.lathe([(1e-4, 0), (0.05, 0), (0.015, 0.03), (0.012, 0.15), (0.03, 0.16), (1e-4, 0.16)], c,
+                                14))
+    s.add(sh.cylinder(0.01, 0.12, (245, 240, 225), center=(0, 0, 0.16)), sh.cone(0.006, 0.02, (255, 170, 40),
+                                                                                center=(0, 0, 0.285)))
     return s
 
 
 def candle(c):
-    return Shape().add(cylinder(0.035, 0.12, c), rod((0, 0, 0.12), (0, 0, 0.135), 0.002, (20, 20, 20)))
+    return sh.Shape().add(sh.cylinder(0.035, 0.12, c), sh.rod((0, 0, 0.12), (0, 0, 0.135), 0.002, (20, 20, 20)))
 
 
 def wine_glass(c):
-    return Shape().add(lathe([(1e-4, 0), (0.035, 0), (0.005, 0.008), (0.004, 0.09), (0.035, 0.13), (0.04, 0.18),
-                              (0.036, 0.18), (1e-4, 0.12)], c, 16))
+    return sh.Shape().add(sh.lathe([(1e-4, 0), (0.035, 0), (0.005, 0.008), (0.004, 0.09), (0.035, 0.13), (0.04, 0.18),
+                                    (0.036, 0.18), (1e-4, 0.12)], c, 16))
 
 
 def teacup(c):
     s = vessel(cup_profile(0.045, 0.055, 0.03), handle=(0.03, 0.02))(c)
-    s.add(cylinder(0.075, 0.006, c if not callable(c) else (240, 240, 240), center=(0, 0, -0.006)))
+    s.add(sh.cylinder(0.075, 0.006, c if not callable(c) else (240, 240, 240), center=(0, 0, -0.006)))
     return s
 
 
 def cooking_pot(c):
-    s = Shape().add(lathe(cup_profile(0.12, 0.14), c, 18), cylinder(0.125, 0.01, c, center=(0, 0, 0.14)))
-    s.add(sphere((0, 0, 0.16), 0.015, (30, 30, 30), 3, 6))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.12, 0.14), c, 18), sh.cylinder(0.125, 0.01, c, center=(0, 0, 0.14)))
+    s.add(sh.sphere((0, 0, 0.16), 0.015, (30, 30, 30), 3, 6))
     for x in (-0.14, 0.14):
-        s.add(box((x, 0, 0.11), (0.04, 0.05, 0.015), (30, 30, 30)))
+        s.add(sh.box((x, 0, 0.11), (0.04, 0.05, 0.015), (30, 30, 30)))
     return s
 
 
 def frying_pan(c):
-    return Shape().add(lathe([(1e-4, 0), (0.1, 0), (0.12, 0.04), (0.115, 0.04), (0.095, 0.006), (1e-4, 0.006)], c, 18),
-                       rod((0.12, 0, 0.03), (0.3, 0, 0.05), 0.012, (30, 30, 30)))
+    return sh.Shape().add(sh.lathe([(1e-4, 0), (0.1, 0), (0.12, 0.04), (0.115, 0.04), (0.095, 0.006), (1e-4, 0.006)],
+                                   c, 18),
+                          sh.rod((0.12, 0, 0.03), (0.3, 0, 0.05), 0.012, (30, 30, 30)))
 
 
 def watering_can(c):
-    s = Shape().add(lathe(cup_profile(0.08, 0.2, 0.09), c, 16))
-    s.add(rod((0.06, 0, 0.04), (0.26, 0, 0.22), 0.012, c), cone(0.03, 0.04, c).moved(rot_y(-0.9), (0.26, 0, 0.22)))
-    s.add(torus(0.08, 0.01, c, center=(0, 0, 0.2), rot=rot_x(np.pi / 2), arc=np.pi, seg=10, tube=5))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.08, 0.2, 0.09), c, 16))
+    s.add(sh.rod((0.06, 0, 0.04), (0.26, 0, 0.22), 0.012, c),
+          sh.cone(0.03, 0.04, c).moved(sh.rot_y(-0.9), (0.26, 0, 0.22)))
+    s.add(sh.torus(0.08, 0.01, c, center=(0, 0, 0.2), rot=sh.rot_x(np.pi / 2), arc=np.pi, seg=10, tube=5))
     return s
 
 
 def bucket(c):
-    s = Shape().add(lathe(cup_profile(0.14, 0.26, 0.11), c, 18))
-    s.add(torus(0.14, 0.005, (120, 120, 120), center=(0, 0, 0.26), rot=rot_x(np.pi / 2), arc=np.pi, seg=12, tube=4))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.14, 0.26, 0.11), c, 18))
+    s.add(sh.torus(0.14, 0.005, (120, 120, 120), center=(0, 0, 0.26), rot=sh.rot_x(np.pi / 2), arc=np.pi, seg=12,
+                   tube=4))
     return s
 
 
 def trash_can(c):
-    s = Shape().add(lathe(cup_profile(0.15, 0.45, 0.13), c, 18))
-    s.add(cylinder(0.16, 0.02, dark(plain(c), 0.8), center=(0, 0, 0.45)), sphere((0, 0, 0.48), 0.02,
-                                                                                (50, 50, 50), 3, 6))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.15, 0.45, 0.13), c, 18))
+    s.add(sh.cylinder(0.16, 0.02, dark(plain(c), 0.8), center=(0, 0, 0.45)), sh.sphere((0, 0, 0.48), 0.02,
+                                                                                      (50, 50, 50), 3, 6))
     return s
 
 
 def thermos(c):
-    return Shape().add(cylinder(0.04, 0.25, c), cylinder(0.042, 0.06, dark(plain(c), 0.5), center=(0, 0, 0.25)))
+    return sh.Shape().add(sh.cylinder(0.04, 0.25, c),
+                          sh.cylinder(0.042, 0.06, dark(plain(c), 0.5), center=(0, 0, 0.25)))
 
 
 def gift_box(c):
-    s = Shape().add(box((0, 0, 0.1), (0.2, 0.2, 0.2), c), box((0, 0, 0.1), (0.205, 0.03, 0.205), (240, 200, 40)))
-    s.add(box((0, 0, 0.1), (0.03, 0.205, 0.205), (240, 200, 40)), torus(0.03, 0.008, (240, 200, 40),
-                                                                       center=(0, 0, 0.21), rot=rot_x(np.pi / 2)))
+    s = sh.Shape().add(sh.box((0, 0, 0.1), (0.2, 0.2, 0.2), c),
+                       sh.box((0, 0, 0.1), (0.205, 0.03, 0.205), (240, 200, 40)))
+    s.add(sh.box((0, 0, 0.1), (0.03, 0.205, 0.205), (240, 200, 40)), sh.torus(0.03, 0.008, (240, 200, 40),
+                                                                             center=(0, 0,
+                                                                                     0.21), rot=sh.rot_x(np.pi / 2)))
     return s
 
 
 def tissue_box(c):
-    return Shape().add(box((0, 0, 0.05), (0.24, 0.12, 0.1), c), ellipsoid((0, 0, 0.105), (0.05, 0.03, 0.03),
-                                                                          (250, 250, 250), 4, 8))
+    return sh.Shape().add(sh.box((0, 0, 0.05), (0.24, 0.12, 0.1), c), sh.ellipsoid((0, 0, 0.105), (0.05, 0.03, 0.03),
+                                                                                   (250, 250, 250), 4, 8))
 
 
 def toolbox(c):
-    s = Shape().add(box((0, 0, 0.08), (0.4, 0.2, 0.16), c), box((0, 0, 0.165), (0.41, 0.21, 0.01), dark(c, 0.8)))
-    s.add(torus(0.06, 0.01, (30, 30, 30), center=(0, 0, 0.17), rot=rot_x(np.pi / 2), arc=np.pi, seg=8, tube=5))
+    s = sh.Shape().add(sh.box((0, 0, 0.08), (0.4, 0.2, 0.16), c),
+                       sh.box((0, 0, 0.165), (0.41, 0.21, 0.01), dark(c, 0.8)))
+    s.add(sh.torus(0.06, 0.01, (30, 30, 30), center=(0, 0, 0.17), rot=sh.rot_x(np.pi / 2), arc=np.pi, seg=8, tube=5))
     return s
 
 
 def basket(c):
-    s = Shape().add(lathe(cup_profile(0.15, 0.16, 0.12), checks(c, dark(c, 0.7), 0.02) if not callable(c) else c, 16))
-    s.add(torus(0.15, 0.008, c if not callable(c) else (150, 100, 50), center=(0, 0, 0.16), rot=rot_x(np.pi / 2),
-                arc=np.pi, seg=12, tube=4))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.15, 0.16, 0.12),
+                                sh.checks(c, dark(c, 0.7), 0.02) if not callable(c) else c, 16))
+    s.add(sh.torus(0.15, 0.008, c if not callable(c) else (150, 100, 50), center=(0, 0, 0.16), rot=sh.rot_x(np.pi / 2),
+                   arc=np.pi, seg=12, tube=4))
     return s
 
 
 def jar(c):
-    s = Shape().add(lathe([(1e-4, 0), (0.06, 0), (0.065, 0.12), (0.05, 0.15), (1e-4, 0.15)], c, 16))
-    s.add(cylinder(0.052, 0.025, (200, 170, 60), center=(0, 0, 0.15)))
+    s = sh.Shape().add(sh.lathe([(1e-4, 0), (0.06, 0), (0.065, 0.12), (0.05, 0.15), (1e-4, 0.15)], c, 16))
+    s.add(sh.cylinder(0.052, 0.025, (200, 170, 60), center=(0, 0, 0.15)))
     return s
 
 
 def bowl(c):
-    return Shape().add(lathe([(1e-4, 0), (0.04, 0), (0.09, 0.06), (0.085, 0.062), (0.035, 0.008), (1e-4, 0.008)],
-                             c, 18))
+    return sh.Shape().add(sh.lathe([(1e-4, 0), (0.04, 0), (0.09, 0.06), (0.085, 0.062), (0.035, 0.008), (1e-4, 0.008)],
+                                   c, 18))
 
 
 def kettle(c):
@@ -253,38 +250,40 @@ def teapot(c):
 
 
 def salt_shaker(c):
-    return Shape().add(cylinder(0.022, 0.08, c), lathe([(0.022, 0.08), (0.015, 0.1), (1e-4, 0.105)],
-                                                       (190, 190, 200), 10))
+    return sh.Shape().add(sh.cylinder(0.022, 0.08, c), sh.lathe([(0.022, 0.08), (0.015, 0.1), (1e-4, 0.105)],
+                                                                (190, 190, 200), 10))
 
 
 def pepper_mill(c):
-    return Shape().add(lathe([(1e-4, 0), (0.03, 0), (0.022, 0.06), (0.028, 0.14), (0.02, 0.2), (0.01, 0.22),
-                              (1e-4, 0.23)], c, 14))
+    return sh.Shape().add(sh.lathe([(1e-4, 0), (0.03, 0), (0.022, 0.06), (0.028, 0.14), (0.02, 0.2), (0.01, 0.22),
+                                    (1e-4, 0.23)], c, 14))
 
 
 def lantern(c):
-    s = Shape().add(cylinder(0.07, 0.02, c), cylinder(0.06, 0.16, (255, 230, 150), center=(0, 0, 0.02)))
-    s.add(cone(0.075, 0.06, c, center=(0, 0, 0.18)), torus(0.025, 0.005, c, center=(0, 0, 0.26), rot=rot_x(np.pi / 2)))
+    s = sh.Shape().add(sh.cylinder(0.07, 0.02, c), sh.cylinder(0.06, 0.16, (255, 230, 150), center=(0, 0, 0.02)))
+    s.add(sh.cone(0.075, 0.06, c, center=(0, 0, 0.18)),
+          sh.torus(0.025, 0.005, c, center=(0, 0, 0.26), rot=sh.rot_x(np.pi / 2)))
     return s
 
 
 def bell(c):
-    s = Shape().add(lathe([(0.09, 0), (0.08, 0.01), (0.05, 0.08), (0.045, 0.13), (1e-4, 0.14)], c, 16))
-    s.add(torus(0.02, 0.006, c, center=(0, 0, 0.15), rot=rot_x(np.pi / 2)))
+    s = sh.Shape().add(sh.lathe([(0.09, 0), (0.08, 0.01), (0.05, 0.08), (0.045, 0.13), (1e-4, 0.14)], c, 16))
+    s.add(sh.torus(0.02, 0.006, c, center=(0, 0, 0.15), rot=sh.rot_x(np.pi / 2)))
     return s
 
 
 def potted_tree(c):
-    s = Shape().add(lathe(cup_profile(0.16, 0.3, 0.12), c, 16), rod((0, 0, 0.3), (0, 0, 0.9), 0.03, (100, 70, 40)))
-    s.add(sphere((0, 0, 1.05), 0.25, (40, 120, 50), 6, 12), sphere((0.12, 0.05, 0.9), 0.15, (50, 140, 55), 5, 10))
+    s = sh.Shape().add(sh.lathe(cup_profile(0.16, 0.3, 0.12), c, 16),
+                       sh.rod((0, 0, 0.3), (0, 0, 0.9), 0.03, (100, 70, 40)))
+    s.add(sh.sphere((0, 0, 1.05), 0.25, (40, 120, 50), 6, 12), sh.sphere((0.12, 0.05, 0.9), 0.15, (50, 140, 55), 5, 10))
     return s
 
 
 def easel(c):
-    s = Shape()
+    s = sh.Shape()
     for a, b in (((-0.3, 0.1, 0), (0, 0, 1.5)), ((0.3, 0.1, 0), (0, 0, 1.5)), ((0, -0.4, 0), (0, 0, 1.4))):
-        s.add(rod(a, b, 0.015, c, seg=5))
-    s.add(box((0, 0.05, 0.9), (0.6, 0.02, 0.5), (240, 240, 230)), box((0, 0.07, 0.6), (0.65, 0.06, 0.02), c))
+        s.add(sh.rod(a, b, 0.015, c, seg=5))
+    s.add(sh.box((0, 0.05, 0.9), (0.6, 0.02, 0.5), (240, 240, 230)), sh.box((0, 0.07, 0.6), (0.65, 0.06, 0.02), c))
     return s
 
 

@@ -34,7 +34,7 @@ from hazard_sim.tasks.esar.task import EsarMeasure, EsarScoring, EsarTask
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
 from hazard_sim.tasks.esar.weather import Daylight, TerrainView, WeatherProcess, WindProcess, weather
 from hazard_sim.validation import register_file_kind
-from hazard_sim.world import Entity, World
+from hazard_sim.world import Entity, Kind, World
 
 VICTIM_ID_BASE, CLUE_ID_BASE = 1000, 2000
 SENSOR_SET = ("rgbd", "esar_cameras", "esar_lidar", "esar_imu", "esar_gps", "esar_altimeter")
@@ -54,11 +54,7 @@ class TerrainScene(Scene):
 
 
 @dataclass(frozen=True)
-class Category:
-    name: str
-    size: tuple
-    mass: float
-    color: tuple
+class Category(Kind):
     label: str
     emissive: bool = False
 

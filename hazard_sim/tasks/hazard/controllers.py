@@ -97,11 +97,14 @@ def turn_by(loco: Locomotion, act) -> Outcome:
     return out
 
 
+def _on_target(loco: Locomotion, act, in_scene: bool, then) -> Outcome:
+    """``then(target)`` on the object the action names, or why it cannot be found."""
+    target, why = loco.locate(act.object_id, in_scene=in_scene)
+    return why if target is None else then(target)
+
+
 def turn_to(loco: Locomotion, act) -> Outcome:
-    target, why = loco.locate(act.object_id, in_scene=False)
-    if target is None:
-        return why
-    return loco.turn(_heading_to(loco, target.xy))
+    return _on_target(loco, act, False, lambda target: loco.turn(_heading_to(loco, target.xy)))
 
 
 def move_by(loco: Locomotion, act) -> Outcome:
@@ -121,10 +124,7 @@ def explore(loco: Locomotion, act) -> Outcome:
 
 
 def walk_to(loco: Locomotion, act) -> Outcome:
-    target, why = loco.locate(act.object_id, in_scene=True)
-    if target is None:
-        return why
-    return loco.walk_near(target)
+    return _on_target(loco, act, True, loco.walk_near)
 
 
 def pick_up(loco: Locomotion, act) -> Outcome:

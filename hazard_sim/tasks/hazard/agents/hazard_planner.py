@@ -104,12 +104,7 @@ class HazardMCTSAgent(MCTSAgent):
                 self.model.track(r.id, r.last_seen, r.position)
 
     # ------------------------------------------------------------ decision
-    def decide(self):
-        m = self.memory
-        if m.held >= 0:
-            self.current = None
-            return self.to_container()
-        open_ = m.open_targets()
+    def pursue(self, open_):
         ids = frozenset(r.id for r in open_)
         if not open_:
             self.current = None

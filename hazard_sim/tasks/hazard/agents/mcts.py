@@ -82,7 +82,10 @@ class MCTSAgent(RescueAgent):
         if m.held >= 0:
             self.current = None
             return self.to_container()
-        open_ = m.open_targets()
+        return self.pursue(m.open_targets())
+
+    def pursue(self, open_):
+        """The next action while holding nothing, ``open_`` the targets still to rescue."""
         if self.current is not None and self.current in {r.id for r in open_} \
                 and not (self.last_action == ("walk_to", self.current) and not self.last_ok
                          and self.failures.get(self.current, 0) >= 2):
