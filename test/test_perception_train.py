@@ -64,3 +64,13 @@ def test_train_without_ultralytics_says_how_to_set_it_up(tmp_path):
                         "from hazard_sim.cli import main; sys.exit(main(['perception', 'train', '--data', 'x.yaml']))"],
                        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
     assert r.returncode == 2 and "make setup-yolo" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_merge_results_keeps_the_shipped_epochs_before_a_resumed_run():
+    from hazard_sim.perception.training import merge_results
+    head = "epoch,time,metrics/mAP50(B)"
+    old = f"{head}\n1,10,0.01\n2,20,0.05\n3,30,0.08\n"
+    new = f"{head}\n3,5,0.09\n4,15,0.12\n"            # resumed at epoch 3: its own epoch 3 wins
+    assert merge_results(old, new) == f"{head}\n1,10,0.01\n2,20,0.05\n3,5,0.09\n4,15,0.12\n"
+    assert merge_results("", new) == new                  # nothing shipped yet
+    assert merge_results("epoch,other\n1,2\n", new) == new  # other columns: the new run alone

@@ -166,6 +166,19 @@ def plot_curve(results_csv, out_png) -> Path:
     return Path(out_png)
 
 
+def merge_results(old_csv: str, new_csv: str) -> str:
+    """ultralytics' results.csv of a resumed run after the shipped one's: the shipped rows of the
+    epochs before the new run's first, then the new run's rows (one history across sessions).
+    Different columns: the new run's alone."""
+    new_lines = [ln for ln in new_csv.splitlines() if ln.strip()]
+    old_lines = [ln for ln in old_csv.splitlines() if ln.strip()]
+    if len(new_lines) < 2 or len(old_lines) < 2 or old_lines[0] != new_lines[0]:
+        return "\n".join(new_lines) + "\n"
+    first = int(float(new_lines[1].split(",")[0]))
+    kept = [ln for ln in old_lines[1:] if int(float(ln.split(",")[0])) < first]
+    return "\n".join([new_lines[0], *kept, *new_lines[1:]]) + "\n"
+
+
 def ship(run, out: str = "data/perception", imgsz: int = 320) -> dict:
     """Copy a run's detector into ``out``: ``best.pt`` (optimiser stripped), a resumable compact
     ``last.pt``, ``detector.onnx`` (from best.pt), ``results.csv``, ``args.yaml``,
@@ -183,10 +196,13 @@ def ship(run, out: str = "data/perception", imgsz: int = 320) -> dict:
     best = w / "best.pt" if (w / "best.pt").exists() else w / "last.pt"
     strip_optimizer(str(best), str(out / "best.pt"))
     compact_checkpoint(w / "last.pt", out / "last.pt")
-    for name in ("results.csv", "args.yaml"):
-        if (run / name).exists():
-            shutil.copyfile(run / name, out / name)
-    plot_curve(run / "results.csv", out / "training_curve.png")
+    if (run / "results.csv").exists():
+        # a run resumed from the shipped last.pt starts its results.csv at the resumed epoch
+        old = (out / "results.csv").read_text() if (out / "results.csv").exists() else ""
+        (out / "results.csv").write_text(merge_results(old, (run / "results.csv").read_text()))
+    if (run / "args.yaml").exists():
+        shutil.copyfile(run / "args.yaml", out / "args.yaml")
+    plot_curve(out / "results.csv", out / "training_curve.png")
     args = yaml.safe_load((run / "args.yaml").read_text())
     data = yaml.safe_load(Path(args["data"]).read_text())
     (out / "data.yaml").write_text(yaml.safe_dump({"path": "runs/perception/dataset", "train": "images/train",
