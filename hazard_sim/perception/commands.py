@@ -1,4 +1,4 @@
-"""``hazard perception dataset | train | export | ship | eval`` (registered by :mod:`hazard_sim.cli`).
+"""``hazard perception dataset | train | export | ship | eval | failures | drop`` (registered by :mod:`hazard_sim.cli`).
 
 ``dataset`` and ``eval`` (groundtruth / onnx backends) run in the simulator's ``.venv``;
 ``train``, ``export`` and ``eval --backend yolo`` need the ultralytics environment
@@ -43,9 +43,21 @@ def _eval(a) -> int:
     return run_eval(a)
 
 
+def _failures(a) -> int:
+    from hazard_sim.perception.failures import run_failures
+    return run_failures(a)
+
+
+def _drop(a) -> int:
+    from hazard_sim.perception.drop import run_drop
+    return run_drop(a)
+
+
 def add_perception_parser(sub) -> None:
     """Add the ``perception`` command group to the CLI's sub-parsers."""
     from hazard_sim.perception.dataset_render import add_dataset_args
+    from hazard_sim.perception.drop import add_drop_args
+    from hazard_sim.perception.failures import add_failures_args
     p = sub.add_parser("perception", help="detector dataset, training, export and evaluation")
     ps = p.add_subparsers(dest="perception_cmd", required=True)
 
@@ -92,3 +104,11 @@ def add_perception_parser(sub) -> None:
     v.add_argument("--limit", type=int, default=None, help="only the first N held-out frames")
     v.add_argument("--out", help="report path (writes .json and .md)")
     v.set_defaults(func=_eval)
+
+    f = ps.add_parser("failures", help="pictures of the held-out frames where the detector fails, per condition")
+    add_failures_args(f)
+    f.set_defaults(func=_failures)
+
+    r = ps.add_parser("drop", help="per agent: a metric on ground truth vs on perception, paired episodes, 95 % CI")
+    add_drop_args(r)
+    r.set_defaults(func=_drop)

@@ -131,12 +131,15 @@ def predictor(backend: str, weights: str | None = None, min_pixels: int = 0):
     raise ValueError(f"unknown backend {backend!r}: expected groundtruth, onnx or yolo")
 
 
-def run_predictions(root, predict, classes, split: str = "val", limit: int | None = None, log=print) -> list[dict]:
-    """Predictions and ground truth for every held-out frame, in :func:`metrics.evaluate`'s form
-    (plus ``benchmark`` and the ground truth's records)."""
+def run_predictions(root, predict, classes, split: str = "val", limit: int | None = None, log=print,
+                    only=None) -> list[dict]:
+    """Predictions and ground truth for every held-out frame (or those in ``only``), in
+    :func:`metrics.evaluate`'s form (plus ``benchmark`` and the ground truth's records)."""
     from PIL import Image
     root = Path(root)
     frames, objs = load_heldout(root, split)
+    if only is not None:
+        frames = [f for f in frames if f in only]
     if limit:
         frames = frames[:limit]
     idx = {c: k for k, c in enumerate(classes)}

@@ -1,0 +1,52 @@
+"""``hazard perception drop``: paired drops of a metric between ground-truth and perceptional runs,
+against hand-computed values."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hazard_sim.cli import main
+from hazard_sim.perception.drop import drop, pairs_in
+
+
+def _r(ep, **m):
+    return {"episode": ep, **m}
+
+
+def test_drop_by_hand():
+    gt = [_r(0, value_rate=0.5), _r(1, value_rate=0.4), _r(2, value_rate=0.3), _r(3, value_rate=0.9)]
+    det = [_r(2, value_rate=0.3), _r(0, value_rate=0.1), _r(1, value_rate=0.2)]   # episode 3 not run
+    d = drop(gt, det, "value_rate")
+    assert d["n"] == 3
+    assert d["groundtruth"] == pytest.approx(0.4) and d["perception"] == pytest.approx(0.2)
+    assert d["drop"] == pytest.approx(0.2)                       # differences 0.4, 0.2, 0.0
+    lo, hi = d["ci"]
+    assert 0.0 <= lo <= 0.2 <= hi <= 0.4 + 1e-12                  # resampled means of {0.4, 0.2, 0}
+    assert d["p"] == pytest.approx(0.5)                           # Wilcoxon, two non-zero differences, same sign
+    assert drop(gt, det, "success") is None                       # metric absent
+    assert drop(gt, [_r(7, value_rate=0.0)], "value_rate") is None
+
+
+def test_drop_of_identical_runs_is_zero():
+    gt = [_r(k, success=k % 2 == 0, spl=0.1 * k) for k in range(4)]
+    d = drop(gt, gt, "success")
+    assert (d["drop"], d["ci"], d["p"]) == (0.0, (0.0, 0.0), 1.0)
+
+
+def _write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_cli_drop(tmp_path, capsys):
+    _write(tmp_path / "fire_test_greedy.jsonl", [_r(0, value_rate=0.5), _r(1, value_rate=0.25)])
+    _write(tmp_path / "fire_test_greedy.onnx.jsonl", [_r(0, value_rate=0.0), _r(1, value_rate=0.25)])
+    _write(tmp_path / "fire_test_rule.onnx.jsonl", [_r(0, value_rate=0.0)])   # no ground-truth twin
+    assert [(g.name, d.name) for g, d in pairs_in(tmp_path, "onnx")] == [
+        ("fire_test_greedy.jsonl", "fire_test_greedy.onnx.jsonl")]
+    out = tmp_path / "drop.md"
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--out", str(out)]) == 0
+    row = "| fire_test_greedy | Value % | 2 | 37.5 | 12.5 | 25.0 [0.0, 50.0] | 1.000 |"
+    assert row in capsys.readouterr().out and row in out.read_text()
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--backend", "yolo"]) == 2
+    assert "no <run>.yolo.jsonl" in capsys.readouterr().err
