@@ -1,6 +1,6 @@
 """``hazard perception failures``: pictures of where a detector fails on the held-out frames.
 
-The HAZARD paper discusses its perceptional track's failures on objects under water, behind
+The rescue paper's perceptional track discusses its failures on objects under water, behind
 flames and far away; the dataset's ``objects_<split>.jsonl`` records for every object whether it
 is ``under_water``, ``behind_flames``, seen at ``night`` or in ``fog``, and its box (its size in
 pixels is the square root of the box area, :func:`metrics.box_size`). For each condition (plus
