@@ -3,7 +3,8 @@
 ``hazard table --perception B --out-dir DIR`` writes ``<stem>_<agent>.B.jsonl`` beside the
 ground-truth run's ``<stem>_<agent>.jsonl`` (same benchmark, split, agent and episodes). For every
 such pair and every per-episode metric the results carry (a rescue task's ``value_rate``; an
-object-navigation task's ``success`` and ``spl``), this module gives, on the episodes both runs hold: both means, the drop
+object-navigation task's ``success`` and ``spl``), this module gives, on the episodes both runs
+hold: both means, the drop
 (ground truth minus perception; positive: perception costs) with a 95 % percentile bootstrap
 interval over the paired episode differences (:func:`stats.bootstrap_ci`), and the Wilcoxon
 signed-rank p-value of the paired scores (:func:`stats.wilcoxon_p`).
