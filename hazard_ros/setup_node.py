@@ -25,7 +25,8 @@ class SetupNode(Node):
             raise
 
     def _setup(self) -> None:
-        raise NotImplementedError
+        """The subclass's set-up (every node built on this base defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _setup()")
 
     def _declare(self, name: str, default, doc: str):
         """Declare parameter ``name`` (described by ``doc``) and return its value."""

@@ -115,14 +115,18 @@ class DecisionBase(Node):
                                              callback_group=group) if self.sim_node else None
 
     # ------------------------------------------------------------------ handlers (lock held)
+    # each benchmark's decision node (planner_node/plugins/<name>.py) defines these three
     def _on_image(self, kind: str, stamp_ns: int, arr, frame_id: str) -> None:
-        raise NotImplementedError
+        """Keep one image of a frame (``kind``: color, depth, instances, ...)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _on_image()")
 
     def _on_camera_info(self, K, msg) -> None:
-        raise NotImplementedError
+        """Keep the camera model."""
+        raise NotImplementedError(f"{type(self).__name__} must define _on_camera_info()")
 
     def _assemble(self) -> None:
-        raise NotImplementedError
+        """Build the agent's observations from the frames complete so far."""
+        raise NotImplementedError(f"{type(self).__name__} must define _assemble()")
 
     def _set_task(self, task: dict) -> None:
         self.task = task

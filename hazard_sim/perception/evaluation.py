@@ -237,14 +237,23 @@ def markdown(rep: dict, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_eval(args) -> int:
+def open_dataset(path) -> tuple[Path, list[str]] | None:
+    """A dataset folder (or its data.yaml) -> (its folder, its class names); None, with the error
+    printed, when there is no dataset there."""
     import yaml
-    root = Path(args.data)
+    root = Path(path)
     root = root.parent if root.suffix in (".yaml", ".yml") else root
     if not (root / "data.yaml").exists():
         print(f"error: no dataset at {root} (data.yaml missing): run `hazard perception dataset`", file=sys.stderr)
+        return None
+    return root, list(yaml.safe_load((root / "data.yaml").read_text())["names"].values())
+
+
+def run_eval(args) -> int:
+    opened = open_dataset(args.data)
+    if opened is None:
         return 2
-    classes = list(yaml.safe_load((root / "data.yaml").read_text())["names"].values())
+    root, classes = opened
     try:
         pred = predictor(args.backend, args.weights, args.min_pixels)
         images = run_predictions(root, pred, classes, limit=args.limit)

@@ -180,15 +180,11 @@ def condition_frames(root, split: str = "val", small_px: float = SMALL_PX) -> se
 
 
 def run_failures(args) -> int:
-    import yaml
-
-    from hazard_sim.perception.evaluation import predictor, run_predictions
-    root = Path(args.dataset)
-    root = root.parent if root.suffix in (".yaml", ".yml") else root
-    if not (root / "data.yaml").exists():
-        print(f"error: no dataset at {root} (data.yaml missing): run `hazard perception dataset`", file=sys.stderr)
+    from hazard_sim.perception.evaluation import open_dataset, predictor, run_predictions
+    opened = open_dataset(args.dataset)
+    if opened is None:
         return 2
-    classes = list(yaml.safe_load((root / "data.yaml").read_text())["names"].values())
+    root, classes = opened
     try:
         pred = predictor(args.backend, args.weights, args.min_pixels)
         frames = condition_frames(root, small_px=args.small_px)
