@@ -32,7 +32,6 @@ setup(
             "sim_node = hazard_ros.entry:sim_node",
             "perception_node = hazard_ros.entry:perception_node",
             "mapping_node = hazard_ros.entry:mapping_node",
-            "esar_reporter = hazard_ros.entry:esar_reporter",
             "navigation_node = hazard_ros.entry:navigation_node",
             "decision_node = hazard_ros.entry:decision_node",
             "mcap_recorder = hazard_ros.entry:mcap_recorder",

@@ -42,7 +42,6 @@ def _script(module: str):
 sim_node = _script("hazard_ros.sim_node")
 perception_node = _script("perception_node.perception_node")
 mapping_node = _script("perception_node.mapping_node")
-esar_reporter = _script("perception_node.esar_reporter")
 navigation_node = _script("planner_node.navigation_node")
 decision_node = _script("planner_node.decision_main")
 mcap_recorder = _script("hazard_ros.recorder_node")

@@ -41,17 +41,14 @@ KNOWN_VIOLATIONS = {
     "hazard_sim/core/env.py": (10, "the deprecated hazards_affect_agent keyword and property, kept for one release"),
     "hazard_sim/core/sensors.py": (2, 'the deprecated "hazard" key of the field image, kept for one release'),
     "hazard_sim/runner.py": (11, "the deprecated hazards_affect_agent keyword, and the sweep files' stored key"),
-    "hazard_ros/entry.py": (2, "the ESAR reporter's console script: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/perception/embedded.py": (11, "the benchmarks' minimum sizes and id conventions in its docstring; "
                                               "to move next to each spec's min_pixels"),
-    "hazard_sim/perception/reporting.py": (1, "ESAR's reporting rule: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/perception/text_embeddings.py": (2, "the MiniLM model lives in DOZE's folder: move it to a shared "
                                                     "text-embedding module"),
     "hazard_sim/perception/dataset_render.py": (84, "renders every benchmark's frames and maps their labels to the "
                                                      "detector's five classes: each benchmark's shot maker and label "
                                                      "map move next to its spec"),
     "hazard_sim/perception/training.py": (1, "names the `hazard perception` commands in its messages"),
-    "perception_node/esar_reporter.py": (7, "ESAR's reporter node: moves to ESAR's ROS plug-in (item 2)"),
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
     "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
     "hazard_sim/embodiment/locobot.py": (14, "the LoCoBot body's own module (a shared body named after its robot)"),

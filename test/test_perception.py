@@ -332,7 +332,7 @@ def test_run_with_the_onnx_backend_reports_its_perception():
 
 # ------------------------------------------------------------------ reporting (ESAR over ROS)
 def test_report_filter_reports_each_thing_once():
-    from hazard_sim.perception.reporting import ReportFilter
+    from hazard_sim.tasks.esar.reporting import ReportFilter
     f = ReportFilter(merge_radius=10.0)
     new = f.new_reports([("victim", (0, 0, 0), ""), ("clue:tent", (5, 0, 0), ""), ("rock", (1, 1, 1), ""),
                          ("clue:", (0, 0, 0), ""), ("victim", (np.nan, 0, 0), "")])

@@ -387,7 +387,7 @@ def test_esar_reporter_turns_perception_into_reports(ros_context):
     other frames are not reported."""
     from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
 
-    from perception_node.esar_reporter import EsarReporter
+    from planner_node.plugins.esar import EsarReporter
     node = EsarReporter(context=ros_context)
     probe = rclpy.create_node("probe", context=ros_context)
     ex = SingleThreadedExecutor(context=ros_context)

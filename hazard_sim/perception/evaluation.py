@@ -249,17 +249,29 @@ def open_dataset(path) -> tuple[Path, list[str]] | None:
     return root, list(yaml.safe_load((root / "data.yaml").read_text())["names"].values())
 
 
-def run_eval(args) -> int:
-    opened = open_dataset(args.data)
+def predict_dataset(path, backend: str, weights, min_pixels: int, limit=None, frames=None):
+    """Open the dataset at ``path`` and run a backend over its held-out frames -> (folder, class names,
+    the per-frame predictions); ``frames(folder)`` names the frames to use (all when None). None, with
+    the error printed, when the dataset or the backend's weights are missing or do not match."""
+    opened = open_dataset(path)
     if opened is None:
-        return 2
+        return None
     root, classes = opened
     try:
-        pred = predictor(args.backend, args.weights, args.min_pixels)
-        images = run_predictions(root, pred, classes, limit=args.limit)
+        pred = predictor(backend, weights, min_pixels)
+        only = frames(root) if frames is not None else None
+        images = run_predictions(root, pred, classes, limit=limit, only=only)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return None
+    return root, classes, images
+
+
+def run_eval(args) -> int:
+    predicted = predict_dataset(args.data, args.backend, args.weights, args.min_pixels, args.limit)
+    if predicted is None:
         return 2
+    _, classes, images = predicted
     rep = report(images, classes, args.min_size)
     rep.update({"backend": args.backend, "weights": args.weights})
     key = f"size>={args.min_size:g}"

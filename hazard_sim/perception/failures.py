@@ -19,12 +19,11 @@ pixels is the square root of the box area, :func:`metrics.box_size`). For each c
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from hazard_sim.perception.evaluation import CONDITIONS, gt_hits, load_heldout
+from hazard_sim.perception.evaluation import CONDITIONS, gt_hits, load_heldout, predict_dataset
 from hazard_sim.perception.metrics import box_size
 
 SMALL_PX = 16.0
@@ -180,18 +179,11 @@ def condition_frames(root, split: str = "val", small_px: float = SMALL_PX) -> se
 
 
 def run_failures(args) -> int:
-    from hazard_sim.perception.evaluation import open_dataset, predictor, run_predictions
-    opened = open_dataset(args.dataset)
-    if opened is None:
+    predicted = predict_dataset(args.dataset, args.backend, args.weights, args.min_pixels, args.limit,
+                                frames=lambda root: condition_frames(root, small_px=args.small_px))
+    if predicted is None:
         return 2
-    root, classes = opened
-    try:
-        pred = predictor(args.backend, args.weights, args.min_pixels)
-        frames = condition_frames(root, small_px=args.small_px)
-        images = run_predictions(root, pred, classes, limit=args.limit, only=frames)
-    except (FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    root, classes, images = predicted
     summary = write_failures(root, images, args.out, dict(enumerate(classes)), args.per_condition, args.scale,
                              args.small_px, args.score, f"Detector failures: {args.backend} {args.weights or ''}")
     for c, s in summary.items():

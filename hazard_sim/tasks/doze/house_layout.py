@@ -28,6 +28,32 @@ class Furniture:
 WOOD, DARK_WOOD, FABRIC = (150, 105, 60), (95, 65, 40), (90, 110, 150)
 
 
+#: Furniture made of fixed boxes: footprint, pieces and surfaces (see :func:`_pieces` for the frame).
+_FIXED = {
+    "tv stand": ((1.5, 0.45), [("cabinet", (0, 0, 0.25), (1.5, 0.45, 0.5), DARK_WOOD),
+        ("tv", (0, 0.05, 0.85), (1.1, 0.06, 0.62), (20, 20, 25)),
+        ("tv_foot", (0, 0.05, 0.52), (0.3, 0.2, 0.04), (40, 40, 40))], {"top": 0.5}),
+    "counter": ((2.2, 0.6), [("cabinet", (0, 0, 0.43), (2.2, 0.6, 0.86), (230, 230, 225)),
+        ("worktop", (0, 0, 0.88), (2.2 + 0.02, 0.6 + 0.02, 0.04), (90, 90, 95)),
+        ("sink", (0.4, -0.05, 0.9), (0.5, 0.4, 0.01), (180, 185, 190))], {"top": 0.9}),
+    "fridge": ((0.7, 0.7), [("body", (0, 0, 0.9), (0.7, 0.7, 1.8), (235, 235, 240)),
+        ("handle", (0.25, -0.7 / 2 - 0.02, 1.1), (0.03, 0.04, 0.5), (150, 150, 150))], {"top": 0.0}),
+    "wardrobe": ((1.2, 0.6), [("body", (0, 0, 1.0), (1.2, 0.6, 2.0), WOOD),
+        ("door_gap", (0, -0.6 / 2 - 0.005, 1.0), (0.02, 0.01, 1.9), DARK_WOOD)], {"top": 0.0}),
+    "toy chest": ((0.9, 0.5), [("body", (0, 0, 0.25), (0.9, 0.5, 0.5), (70, 130, 200))], {"top": 0.5}),
+    "bathtub": ((1.6, 0.75), [("body", (0, 0, 0.26), (1.6, 0.75, 0.52), (240, 240, 245)),
+        ("basin", (0, 0, 0.525), (1.6 - 0.16, 0.75 - 0.16, 0.01), (200, 220, 235))], {"top": 0.53}),
+    "toilet": ((0.42, 0.7), [("bowl", (0, -0.08, 0.2), (0.38, 0.5, 0.4), (245, 245, 248)),
+        ("tank", (0, 0.26, 0.4), (0.42, 0.18, 0.8), (245, 245, 248))], {"top": 0.0}),
+    "vanity": ((0.9, 0.5), [("cabinet", (0, 0, 0.41), (0.9, 0.5, 0.82), (215, 215, 210)),
+        ("worktop", (0, 0, 0.84), (0.9, 0.5, 0.04), (235, 235, 240)),
+        ("mirror", (0, 0.5 / 2 - 0.02, 1.45), (0.7, 0.03, 0.8), (170, 200, 215))], {"top": 0.86}),
+    "stove": ((0.65, 0.6), [("body", (0, 0, 0.44), (0.65, 0.6, 0.88), (210, 210, 215)),
+        ("cooktop", (0, 0, 0.89), (0.65 - 0.04, 0.6 - 0.04, 0.02), (25, 25, 28))], {"top": 0.9}),
+    "shoe rack": ((0.9, 0.32), [("body", (0, 0, 0.24), (0.9, 0.32, 0.48), WOOD)], {"top": 0.48}),
+}
+
+
 def _pieces(cat: str, rng) -> tuple[tuple[float, float], list, dict]:
     """Footprint (sx along the wall, sy depth) and the boxes [(piece, center, size, colour)] in a frame
     where the furniture's back is at y = +sy/2 (against the wall) and its front at -sy/2."""
@@ -72,58 +98,21 @@ def _pieces(cat: str, rng) -> tuple[tuple[float, float], list, dict]:
         for i, z in enumerate(levels):
             parts.append((f"board{i}", (0, 0, z), (sx - 0.08, sy, 0.03), WOOD))
         return (sx, sy), parts, {"top": h, "holds": True, "shelves": tuple(float(z + 0.015) for z in levels[:-1])}
-    if cat == "tv stand":
-        sx, sy = 1.5, 0.45
-        return (sx, sy), [("cabinet", (0, 0, 0.25), (sx, sy, 0.5), DARK_WOOD),
-                          ("tv", (0, 0.05, 0.85), (1.1, 0.06, 0.62), (20, 20, 25)),
-                          ("tv_foot", (0, 0.05, 0.52), (0.3, 0.2, 0.04), (40, 40, 40))], {"top": 0.5}
-    if cat == "counter":
-        sx, sy = 2.2, 0.6
-        return (sx, sy), [("cabinet", (0, 0, 0.43), (sx, sy, 0.86), (230, 230, 225)),
-                          ("worktop", (0, 0, 0.88), (sx + 0.02, sy + 0.02, 0.04), (90, 90, 95)),
-                          ("sink", (0.4, -0.05, 0.9), (0.5, 0.4, 0.01), (180, 185, 190))], {"top": 0.9}
-    if cat == "fridge":
-        sx, sy = 0.7, 0.7
-        return (sx, sy), [("body", (0, 0, 0.9), (sx, sy, 1.8), (235, 235, 240)),
-                          ("handle", (0.25, -sy / 2 - 0.02, 1.1), (0.03, 0.04, 0.5), (150, 150, 150))], {"top": 0.0}
-    if cat == "wardrobe":
-        sx, sy = 1.2, 0.6
-        return (sx, sy), [("body", (0, 0, 1.0), (sx, sy, 2.0), WOOD),
-                          ("door_gap", (0, -sy / 2 - 0.005, 1.0), (0.02, 0.01, 1.9), DARK_WOOD)], {"top": 0.0}
     if cat == "chair":
         sx, sy = 0.5, 0.5
         parts = [("seat", (0, 0, 0.45), (0.45, 0.45, 0.05), WOOD), ("back", (0, 0.2, 0.7), (0.45, 0.05, 0.5), WOOD)]
         for i, (lx, ly) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1))):
             parts.append((f"leg{i}", (lx * 0.19, ly * 0.19, 0.22), (0.04, 0.04, 0.44), DARK_WOOD))
         return (sx, sy), parts, {"top": 0.47}
-    if cat == "toy chest":
-        return (0.9, 0.5), [("body", (0, 0, 0.25), (0.9, 0.5, 0.5), (70, 130, 200))], {"top": 0.5}
     if cat == "dresser":
         sx, sy = 1.0, 0.5
         parts = [("body", (0, 0, 0.45), (sx, sy, 0.9), (235, 225, 205))]
         for i, z in enumerate((0.2, 0.45, 0.7)):
             parts.append((f"drawer{i}", (0, -sy / 2 - 0.005, z), (0.8, 0.01, 0.18), (200, 185, 160)))
         return (sx, sy), parts, {"top": 0.9}
-    if cat == "bathtub":
-        sx, sy = 1.6, 0.75
-        return (sx, sy), [("body", (0, 0, 0.26), (sx, sy, 0.52), (240, 240, 245)),
-                          ("basin", (0, 0, 0.525), (sx - 0.16, sy - 0.16, 0.01), (200, 220, 235))], {"top": 0.53}
-    if cat == "toilet":
-        sx, sy = 0.42, 0.7
-        return (sx, sy), [("bowl", (0, -0.08, 0.2), (0.38, 0.5, 0.4), (245, 245, 248)),
-                          ("tank", (0, 0.26, 0.4), (0.42, 0.18, 0.8), (245, 245, 248))], {"top": 0.0}
-    if cat == "vanity":
-        sx, sy = 0.9, 0.5
-        return (sx, sy), [("cabinet", (0, 0, 0.41), (sx, sy, 0.82), (215, 215, 210)),
-                          ("worktop", (0, 0, 0.84), (sx, sy, 0.04), (235, 235, 240)),
-                          ("mirror", (0, sy / 2 - 0.02, 1.45), (0.7, 0.03, 0.8), (170, 200, 215))], {"top": 0.86}
-    if cat == "stove":
-        sx, sy = 0.65, 0.6
-        return (sx, sy), [("body", (0, 0, 0.44), (sx, sy, 0.88), (210, 210, 215)),
-                          ("cooktop", (0, 0, 0.89), (sx - 0.04, sy - 0.04, 0.02), (25, 25, 28))], {"top": 0.9}
-    if cat == "shoe rack":
-        sx, sy = 0.9, 0.32
-        return (sx, sy), [("body", (0, 0, 0.24), (sx, sy, 0.48), WOOD)], {"top": 0.48}
+    if cat in _FIXED:
+        size, parts, meta = _FIXED[cat]
+        return size, list(parts), dict(meta)
     raise KeyError(f"unknown furniture {cat!r}")
 
 

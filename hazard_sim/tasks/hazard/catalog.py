@@ -68,23 +68,25 @@ INDOOR_POOL: tuple[Category, ...] = (
     C("umbrella", 1, False, True, 300, (0.80, 0.08, 0.08), 0.5, 1, (30, 120, 120)),
 )
 
-#: Target pool of the wind task (11 categories).
+_INDOOR = {c.name: c for c in INDOOR_POOL}
+
+#: Target pool of the wind task (11 categories); those it shares with the indoor pool are the same objects.
 WIND_POOL: tuple[Category, ...] = (
     C("bag", 1, False, False, 300, (0.40, 0.15, 0.40), 0.3, 1, (200, 60, 60)),
-    C("backpack", 1, False, True, 300, (0.32, 0.20, 0.45), 1.0, 2, (40, 90, 160)),
-    C("purse", 5, False, False, 300, (0.30, 0.12, 0.22), 0.6, 0, (150, 40, 90)),
-    C("basket", 1, False, True, 200, (0.40, 0.30, 0.25), 0.6, 0, (190, 150, 90)),
-    C("bottle", 1, True, True, 3000, (0.08, 0.08, 0.30), 0.6, 0, (60, 160, 90)),
+    _INDOOR["backpack"],
+    _INDOOR["purse"],
+    _INDOOR["basket"],
+    _INDOOR["bottle"],
     C("soda_can", 1, True, True, 3000, (0.07, 0.07, 0.12), 0.05, 0, (200, 20, 20)),
-    C("iron_box", 1, True, True, 3000, (0.30, 0.30, 0.30), 12.0, 3, (110, 110, 120)),
-    C("laptop", 5, False, False, 500, (0.34, 0.24, 0.03), 2.0, 2, (170, 170, 180)),
-    C("camera", 5, False, False, 500, (0.14, 0.08, 0.10), 0.7, 3, (30, 30, 30)),
+    _INDOOR["iron_box"],
+    _INDOOR["laptop"],
+    _INDOOR["camera"],
     C("radio", 5, False, False, 500, (0.30, 0.10, 0.18), 1.2, 2, (90, 50, 30)),
-    C("ipod", 5, False, False, 500, (0.07, 0.02, 0.11), 0.15, 2, (230, 230, 240)),
+    _INDOOR["ipod"],
 )
 del C
 
-_BY_POOL = {"indoor": {c.name: c for c in INDOOR_POOL}, "wind": {c.name: c for c in WIND_POOL}}
+_BY_POOL = {"indoor": _INDOOR, "wind": {c.name: c for c in WIND_POOL}}
 
 
 def pool_for(task: str) -> tuple[Category, ...]:

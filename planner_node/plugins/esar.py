@@ -1,22 +1,22 @@
-"""``esar_reporter``: ESAR's reporting path from perception (thin ROS 2 node).
+"""ESAR's decision node: its reporting path from perception (thin ROS 2 node, ``decision_node
+benchmark:=esar/<map>``; ``RosPieces.decision_class`` in hazard_sim/tasks/esar/ros.py).
 
 Subscribes ``detections_3d`` (vision_msgs/Detection3DArray in ``map``, the perception node's
 output) and publishes each new victim or clue on ``report`` (vision_msgs/Detection3DArray,
 frame ``map``: class_id ``victim`` or ``clue:<class>``, bbox centre = the position estimate),
 the topic the simulator scores (docs/esar.md, "Reports"). The choice of what is new is
-:class:`hazard_sim.perception.reporting.ReportFilter` (parameter ``merge_radius``, m). The
+:class:`hazard_sim.tasks.esar.reporting.ReportFilter` (parameter ``merge_radius``, m). The
 simulator's ground-truth topics are not read: what is reported is what perception saw.
 """
 from __future__ import annotations
 
-import sys
+import threading
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from vision_msgs.msg import Detection3D, Detection3DArray, ObjectHypothesisWithPose
 
-from hazard_ros.ros_node_main import run_node
-from hazard_sim.perception.reporting import MERGE_RADIUS_M, ReportFilter
+from hazard_sim.tasks.esar.reporting import MERGE_RADIUS_M, ReportFilter
 
 PUBLISHED_TOPICS = [("report", "vision_msgs/msg/Detection3DArray")]
 SUBSCRIBED_TOPICS = [("detections_3d", "vision_msgs/msg/Detection3DArray")]
@@ -24,7 +24,9 @@ SUBSCRIBED_TOPICS = [("detections_3d", "vision_msgs/msg/Detection3DArray")]
 
 class EsarReporter(Node):
     def __init__(self, **kwargs):
-        super().__init__("esar_reporter", **kwargs)
+        super().__init__("decision_node", **kwargs)
+        self.declare_parameter("benchmark", "")      # read by decision_main, which chose this class
+        self._stopped = threading.Event()
         radius = float(self.declare_parameter("merge_radius", MERGE_RADIUS_M, ParameterDescriptor(
             description="a detection within this many m of an earlier report of its label is that thing")).value)
         self.map_frame = str(self.declare_parameter("map_frame", "map").value)
@@ -61,10 +63,11 @@ class EsarReporter(Node):
         self.sent += len(new)
         self.get_logger().info(f"reported {', '.join(lab for lab, _ in new)} ({self.sent} in all)")
 
+    def run(self) -> None:
+        """The node's main loop (decision_main runs it): reports go out from the detections'
+        callback, so this only waits for the stop (a signal raises in the main thread)."""
+        while not self._stopped.wait(0.5):
+            pass
 
-def main(args=None) -> int:
-    return run_node(EsarReporter, "esar_reporter", args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    def on_shutdown(self) -> None:
+        self._stopped.set()
