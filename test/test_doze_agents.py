@@ -129,3 +129,49 @@ def test_every_agent_runs_on_every_level(level):
         m = env.metrics()
         assert m["steps"] >= 1 and m["level"] == level
         env.close()
+
+
+def _agent_at_counter(pose_xy, yaw=math.pi / 2):
+    """A frontier agent that has mapped a 5 m room with a 0.6 m deep counter (y 2.0-2.6, x 1-4) against a wall
+    and recognised its goal at the counter's back (2.5, 2.45): no free cell of its map (obstacles
+    grown 0.2 m) lies within 0.65 m of it, but some lie within 0.85 m."""
+    from hazard_sim.navigation.grid import GridSpec
+    from hazard_sim.tasks.doze import search
+    agent = make_agent("frontier", benchmark="doze/level1")
+    agent.grid = GridSpec((0.0, 0.0, 5.0, 5.0), search.CELL)
+    c = agent.grid.centres()
+    agent.obst = ((c[..., 1] >= 2.0) & (c[..., 0] >= 1.0) & (c[..., 0] <= 4.0)) | (c[..., 1] >= 2.6)   # + the wall
+    agent.free = ~agent.obst
+    h, w = agent.grid.shape
+    agent.person_area = np.zeros((h, w), bool)
+    agent.person_seen_at = np.full((h, w), -10 ** 6)
+    agent.person_recent, agent.rejected = [], set()
+    agent.t, agent.look_around, agent.global_goal = 40, 1, None
+    agent.pose = np.array([pose_xy[0], pose_xy[1], yaw])
+    agent.target, agent.target_id = np.array([2.5, 2.45]), 7
+    agent.bumped, agent.target_bumps = False, 0
+    return agent
+
+
+def test_a_goal_at_the_back_of_furniture_is_approached_from_the_wider_ring():
+    from hazard_sim.tasks.doze import search
+    agent = _agent_at_counter((2.55, 0.55))
+    assert agent._cells_near(agent.target, search.APPROACH_RADII[0]) == []     # the near ring is all furniture
+    assert agent._decide() == "MoveAhead"            # towards the counter, not given up
+    assert agent.target is not None and not agent.rejected
+
+
+def test_done_where_the_furniture_stops_the_robot_within_success_distance():
+    agent = _agent_at_counter((2.5, 1.55))           # 0.9 m from the goal, against the counter's growth
+    agent.bumped = True
+    assert agent._decide() == "Done"
+    far = _agent_at_counter((2.5, 1.3))              # 1.15 m: a blocked move is no reason to stop there
+    far.bumped = True
+    assert far._decide() != "Done" and far.target is not None
+
+
+def test_a_goal_the_robot_keeps_bumping_short_of_is_given_up():
+    agent = _agent_at_counter((2.5, 1.3))
+    agent.bumped, agent.target_bumps = True, 7       # the eighth blocked move on the way
+    assert agent._decide() == "RotateLeft"           # given up: looks around for another instance
+    assert agent.target is None and agent.rejected == {7} and agent.target_bumps == 0

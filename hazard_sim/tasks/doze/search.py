@@ -20,6 +20,11 @@ CELL = 0.1
 STRIDE = 2                   # pixels between back-projected samples
 ROBOT_H = 0.9
 DONE_DISTANCE = 0.75         # say Done this close to the goal (success counts 1.0 m)
+#: m: the rings of free cells a recognised goal is approached from, nearest first; the wider one
+#: where furniture keeps the robot further off (an object at the back of a 0.6 m deep counter)
+APPROACH_RADII = (DONE_DISTANCE - 0.1, 0.85)
+FAR_DONE = 1.0               # say Done this close when the robot can get no nearer (success counts 1.0 m)
+TARGET_BUMPS = 8             # blocked moves while approaching a goal before it is given up
 REPLAN_EVERY = 25
 FREE_AROUND = 0.2            # m around the robot kept free in its planning map
 MIN_FRONTIER = 0.5           # m: a frontier closer than this is not a global goal
@@ -77,6 +82,8 @@ class SearchAgent(abc.ABC):
         self.board_tries: dict[int, list] = {}                   # board -> [(step, width px)] of reads
         self.look_around = 0
         self.last_action = None
+        self.bumped = False              # the last MoveAhead was blocked
+        self.target_bumps = 0            # ... counted while approaching the current target
         self.labels = info.get("labels", {})
         self._integrate(obs, info)
 
@@ -181,6 +188,8 @@ class SearchAgent(abc.ABC):
             if best is None or d < best[0]:
                 best = (d, inst)
         if best is not None:
+            if best[1].id != self.target_id:
+                self.target_bumps = 0
             self.target, self.target_id = best[1].center[:2].copy(), best[1].id
 
     # -------------------------------------------------------- planning
@@ -293,7 +302,8 @@ class SearchAgent(abc.ABC):
         if self.t > 1:
             self._integrate(obs, info)
         res = info.get("action_result", {})
-        if self.last_action == "MoveAhead" and res.get("status") == "blocked":
+        self.bumped = self.last_action == "MoveAhead" and res.get("status") == "blocked"
+        if self.bumped:
             x, y, yaw = self.pose
             ahead = self.grid.to_cell(self.pose[:2] + 0.3 * np.array([math.cos(yaw), math.sin(yaw)]))
             if self._person_ahead() and self.person_memory is not None:
@@ -313,13 +323,20 @@ class SearchAgent(abc.ABC):
             d = float(np.linalg.norm(self.target - self.pose[:2]))
             if d <= DONE_DISTANCE:
                 return "Done"
-            cells = self._cells_near(self.target, DONE_DISTANCE - 0.1)
-            path = self._path_to(cells)
-            if path is None or len(path) < 2:
-                self.rejected.add(self.target_id)
-                self.target = None
-            else:
+            cost = self._cost()
+            for r in APPROACH_RADII:
+                path = self._path_to(self._cells_near(self.target, r), cost)
+                if path is not None:
+                    break
+            if d <= FAR_DONE and (self.bumped or (path is not None and len(path) < 2)):
+                return "Done"          # on the nearest free cell to the goal, or furniture in the way
+            self.target_bumps += self.bumped
+            if self.target_bumps >= TARGET_BUMPS:
+                path = None            # it cannot be reached from here: look for another instance
+            if path is not None and len(path) >= 2:
                 return self._guarded(self._steer(path))
+            self.rejected.add(self.target_id)
+            self.target, self.target_bumps = None, 0
         if self.look_around > 0:
             self.look_around -= 1
             return "RotateLeft"
