@@ -127,3 +127,24 @@ def test_old_task_spelling_gives_the_same_json_as_the_benchmark_id(capsys):
         m.pop("wall_time_s")
         out.append(m)
     assert out[0] == out[1] and out[0]["task"] == "fire" and out[0]["frames"] == 300
+
+
+def test_every_command_prints_its_help():
+    """`--help` of every command and subcommand formats (a bare '%' in a help text made
+    `hazard perception --help` end in a ValueError)."""
+    import argparse
+
+    from hazard_sim.cli import build_parser
+
+    def walk(parser, path):
+        yield path, parser
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, path + [name])
+    seen = 0
+    for path, parser in walk(build_parser(), ["hazard"]):
+        text = parser.format_help()
+        assert text.startswith("usage:"), path
+        seen += 1
+    assert seen > 10

@@ -109,6 +109,6 @@ def add_perception_parser(sub) -> None:
     add_failures_args(f)
     f.set_defaults(func=_failures)
 
-    r = ps.add_parser("drop", help="per agent: a metric on ground truth vs on perception, paired episodes, 95 % CI")
+    r = ps.add_parser("drop", help="per agent: a metric on ground truth vs on perception, paired episodes, 95 %% CI")
     add_drop_args(r)
     r.set_defaults(func=_drop)
