@@ -1,4 +1,5 @@
 """Every baseline agent completes an episode of each task, deciding from observations only."""
+import numpy as np
 import pytest
 
 from hazard_sim.agents import Agent, agents_for, cli_kwargs, make_agent
@@ -118,3 +119,22 @@ def test_random_agent_is_the_public_codes_persistent_random():
     for k in went_on:                             # ... so it goes on with the next call
         assert acts[k + 1] == acts[k]
     env.close()
+
+
+@pytest.mark.parametrize("label", ["cart", "container"])
+def test_memory_keeps_a_cart_by_the_simulators_label_or_the_detectors_class(label):
+    """Wind's agents drop into carts: a cart seen as the simulator's part ``cart`` or as a
+    detector's ``container`` (the dataset's class for carts) is a container at its median point."""
+    from hazard_sim.tasks.hazard.agents.memory import Memory
+    m = Memory({"hazard": "wind", "container": "cart", "targets": [{"category": "bag", "value": 1}]})
+    seg = np.zeros((8, 8), np.int32)
+    seg[2:6, 2:6] = 11
+    obs = {"frame": 3, "agent_pose": np.zeros(3), "held": -1, "seg": seg, "depth": np.full((8, 8), 2.0),
+           "camera_K": np.array([[4.0, 0, 4], [0, 4.0, 4], [0, 0, 1]]), "camera_pose": np.eye(4),
+           "field": np.zeros((8, 8))}
+    m.integrate(obs, {11: label})
+    assert list(m.containers) == [11]
+    assert m.containers[11] == pytest.approx([-0.25, -0.25, 2.0])        # median pixel 3.5: (3.5 - 4) / 4 * 2 m
+    m2 = Memory(m.task)
+    m2.integrate(obs, {11: "wall"})
+    assert m2.containers == {}

@@ -21,6 +21,7 @@ def test_class_set():
     for lab in ("wall", "floor", "tree", "terrain", "water"):
         assert class_of("esar", lab) is None and class_of("hazard/wind", lab) is None
     assert class_of("hazard/fire", "sofa") is None                  # not in the catalogue
+    assert class_of("hazard/wind", "cart") == "container"           # wind's carts: where to drop
 
 
 def test_boxes_and_label_lines_by_hand():
@@ -34,6 +35,9 @@ def test_boxes_and_label_lines_by_hand():
     c, cx, cy, w, h = line.split()
     assert int(c) == CLASSES.index("valuable")
     assert (float(cx), float(cy), float(w), float(h)) == pytest.approx((6 / 20, 3.5 / 10, 4 / 20, 3 / 10))
+    seg[8:10, 0:5] = 11             # a cart (scene part): the only part with a class
+    objs = instance_boxes(seg, {1000: "laptop", 1001: "book", 3: "wall", 11: "cart"}, "hazard/wind", min_pixels=3)
+    assert [(o["id"], o["cls"]) for o in objs] == [(11, "container"), (1000, "valuable")]
     poly = instance_boxes(seg, {1000: "laptop"}, "hazard/fire", 3, polygons=True)[0]["polygon"]
     xs, ys = poly[0::2], poly[1::2]
     assert (min(xs), max(xs), min(ys), max(ys)) == (4, 7, 2, 4)      # contour through pixel centres

@@ -23,6 +23,8 @@ Class set (one model for the three benchmarks, coarse groups; :data:`CLASSES`):
 * ``object``: HAZARD targets of value 1 and every DOZE object (its open-vocabulary kinds are
   one class: the detector proposes objects; naming them is the open-vocabulary backend's job).
 * ``clue``: ESAR's 12 clue kinds.
+* ``container``: HAZARD wind's shopping carts (scene parts, not entities: the only scene part
+  labelled; wind's agents must find one to drop what they carry into).
 
 The long-tailed catalogues (114 names) are not learnable from a few thousand frames on a CPU in
 a few hours (issue 19); these five groups are what the agents need to decide with: HAZARD's
@@ -47,7 +49,9 @@ import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE
 
-CLASSES = ("person", "fire", "valuable", "object", "clue")
+CLASSES = ("person", "fire", "valuable", "object", "clue", "container")
+#: scene-part labels that are labelled for the detector (everything else of the scene is not)
+PART_CLASSES = {"cart": "container"}
 FOG_VISIBILITY_M = 3000.0      # ESAR weathers whose visibility is below this count as fog
 HAZARD_TASKS = ("hazard/fire", "hazard/flood", "hazard/wind")
 DOZE_LEVELS = ("doze/level1", "doze/level2", "doze/level3")
@@ -75,6 +79,8 @@ def class_of(benchmark: str, label: str) -> str | None:
     if benchmark.startswith("hazard/"):
         if label == "fire":
             return "fire"
+        if label in PART_CLASSES:
+            return PART_CLASSES[label]
         from hazard_sim.tasks.hazard.catalog import category
         try:
             cat = category(benchmark.split("/")[1], label)
@@ -91,9 +97,11 @@ def instance_boxes(seg: np.ndarray, labels: dict, benchmark: str, min_pixels: in
     """Boxes of every classed instance in a segmentation image: ``{id, label, cls, box:
     [x0, y0, x1, y1] (half-open pixels), pixels, polygon?}``, by instance id."""
     out = []
-    ids, counts = np.unique(seg[seg >= EFFECT_ID_BASE], return_counts=True)
+    ids, counts = np.unique(seg[seg > 0], return_counts=True)
     for iid, n in zip(ids.tolist(), counts.tolist()):
         lab = labels.get(iid)
+        if iid < EFFECT_ID_BASE and lab not in PART_CLASSES:
+            continue                    # a scene part (floor, wall, furniture, terrain, ...)
         cls = class_of(benchmark, lab) if lab is not None else None
         if cls is None or n < min_pixels:
             continue

@@ -19,4 +19,4 @@ LAYERS_INFO_TOPIC = "hazard/layers_info"
 #: the task JSON's hazard name goes into objects/memory
 MEMORY_TASK_KEYS = ("hazard",)
 #: the wind scenes' shopping carts (scene parts ``cart``, ``cart_1``, ...) are containers
-CONTAINER_PREFIXES = ("cart",)
+CONTAINER_PREFIXES = ("cart", "container")     # the simulator's label; the detector's class

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from hazard_sim.tasks.hazard.map_plugin import CONTAINER_PREFIXES
+
 LOST_FRAMES = 200
 
 
@@ -59,7 +61,7 @@ class Memory:
         hazard = obs["field"]
         for i in ids.tolist():
             label = labels.get(i, "")
-            is_cart = label.startswith("cart")
+            is_cart = label.startswith(CONTAINER_PREFIXES)     # a cart, or a detector's "container"
             if label not in self.targets and not is_cart and i < 1000:
                 continue
             mask = seg == i
