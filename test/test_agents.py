@@ -83,6 +83,17 @@ def test_mcts_prefers_the_cheaper_plan():
     assert ag.plan([far, near]) == 1001
 
 
+def test_mcts_takes_a_target_at_hand_instead_of_exploring():
+    """The public code's action set: a simulated walk that arrives is followed by the pick-up
+    (not by a walk on or an explore), so a target 0.7 m away beats exploring and the far ones,
+    whatever the search's random draws (before, explore could win with a target in reach)."""
+    for seed in range(4):
+        ag, recs = _mcts_in("flood", "book", 12, (1.0, 6.0), 300,
+                            [(1001, (1.7, 6.0)), (1002, (10.0, 2.0)), (1003, (10.0, 10.0)), (1004, (6.0, 11.0))])
+        ag.rng = np.random.default_rng(seed)
+        assert ag.plan(recs) == 1001, seed
+
+
 def test_mcts_plans_with_no_cart_known_in_wind():
     """Wind, holding nothing, carts not yet seen: the search must not fail on an empty action set."""
     ag, (rec,) = _mcts_in("wind", "bag", 16, (1.0, 1.0), 200, [(1001, (3.0, 1.0))])

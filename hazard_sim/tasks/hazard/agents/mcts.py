@@ -2,10 +2,12 @@
 
 Costs from the public HAZARD code (``reference/benchmarks.md``): ``walk_to`` costs
 ``min(0.05 x grid distance in cells, 10)``, ``explore`` 2.5, ``pick_up`` / ``drop``
-0; a rollout that ends with targets left adds ``sum max(2 d - 5, 0)`` over them
-(d in metres from the final position).  2000 simulations, rollout depth 20,
-discount 0.95.  Grid distances are geodesic on an occupancy map the agent builds
-from its own depth images (the same ``ObservedMap`` the humanoid's walk_to uses).
+0; a rollout that ends with targets left adds ``sum max(2 d - 5, 0)`` over them, d the
+same capped walk cost from the final position (so ``max(d_m - 5, 0)``, at most 15).  Its
+action set: after a walk that arrived only the pick-up of that object, no explore right
+after an explore or an arrival.  2000 simulations, 20 random rollout steps beyond the tree,
+discount 0.95, the root action of the best mean return.  Grid distances are geodesic on
+an occupancy map the agent builds from its own depth images (the same ``ObservedMap`` the humanoid's walk_to uses).
 
 The value-aware variant (HAZARD's second MCTS) divides an object's costs by its
 value and doubles the urgency (terminal cost) of objects whose hazard reading
@@ -37,6 +39,7 @@ from hazard_sim.tasks.hazard.agents.base import MAP_CELL as CELL
 from hazard_sim.tasks.hazard.agents.base import RescueAgent
 
 _BODY = HumanoidSpec()
+MAX_TREE_DEPTH = 200         # a guard: the tree grows one node a simulation
 
 
 class MCTSAgent(RescueAgent):
@@ -135,67 +138,77 @@ class MCTSAgent(RescueAgent):
             return min(0.05 * dist[a, b] / CELL, 10.0)
 
         def actions(state):
-            pos, remaining, holding = state
+            # the public code's action set (policy/mcts.py, get_available_trans): holding, drop (wind:
+            # walk to a cart, then drop there); after a walk that arrived, only the pick-up of that
+            # object; explore, except right after an explore or an arrival; a walk to any target left
+            pos, remaining, holding, last = state
             if holding is not None:
                 if not wind:
                     return [("drop",)]
                 acts = [("drop",)] if pos in cart_nodes else []
                 return acts + [("walk", c) for c in cart_nodes if c != pos]
-            acts = [("explore",)]
-            for o in remaining:
-                acts.append(("pick", o) if pos == o + 1 else ("walk", o + 1))
-            return acts
+            if last == "arrived" and pos - 1 in remaining:
+                return [("pick", pos - 1)]
+            acts = [] if last in ("explore", "arrived") else [("explore",)]
+            return acts + [("walk", o + 1) for o in remaining if o + 1 != pos]
 
         def step(state, act):
-            pos, remaining, holding = state
+            pos, remaining, holding, _ = state
             kind = act[0]
             if kind == "explore":
-                return (pos, remaining, holding), 2.5
+                return (pos, remaining, holding, "explore"), 2.5
             if kind == "walk":
                 node = act[1]
                 obj = node - 1 if node <= n else None
                 w = weight[obj] if obj is not None else 1.0
-                return (node, remaining, holding), walk_cost(pos, node) * w
+                return (node, remaining, holding, "arrived" if obj is not None else None), walk_cost(pos, node) * w
             if kind == "pick":
                 o = act[1]
-                return (pos, tuple(x for x in remaining if x != o), o), 0.0
-            return (pos, remaining, None), 0.0      # drop
+                return (pos, tuple(x for x in remaining if x != o), o, None), 0.0
+            return (pos, remaining, None, None), 0.0      # drop
 
         def terminal(state):
-            pos, remaining, holding = state
-            return sum(urgency[o] * weight[o] * max(2.0 * dist[pos, o + 1] - 5.0, 0.0) for o in remaining)
+            # the public code's max(2 d - 5, 0) with d its capped walk cost (0.5 per m, at most 10):
+            # max(d_m - 5, 0) per target left, at most 15
+            pos, remaining = state[0], state[1]
+            return sum(urgency[o] * weight[o] * max(2.0 * walk_cost(pos, o + 1) - 5.0, 0.0) for o in remaining)
 
-        root = (0, tuple(range(n)), None)
+        def finished(state):
+            return not state[1] and state[2] is None
+
+        root = (0, tuple(range(n)), None, None)
         stats: dict = {}     # (state, act) -> [visits, total_return]
         visits: dict = {}
         rng = self.rng
         for _ in range(self.simulations):
             state, path = root, []
             ret_parts = []
-            expanded = False
-            for d in range(self.depth):
+            d, rollout = 0, 0
+            # down the tree (UCT) to the first untried action, then ``depth`` random rollout steps
+            # beyond it (the public code's horizon: the tree's depth + 20)
+            while rollout < self.depth and d < MAX_TREE_DEPTH:
                 acts = actions(state)
-                if not acts or (not state[1] and state[2] is None):
+                if not acts or finished(state):
                     break       # nothing left to do (or holding with no cart known yet)
-                nv = visits.get(state, 0)
-                if not expanded:
+                if not path or path[-1][3]:          # still in the tree
                     untried = [a for a in acts if (state, a) not in stats]
                     if untried:
                         act = untried[rng.integers(len(untried))]
-                        expanded = True
                     else:
-                        logn = math.log(nv + 1)
+                        logn = math.log(visits.get(state, 0) + 1)
                         act = max(acts, key=lambda a: stats[(state, a)][1] / stats[(state, a)][0]
                                   + self.c * math.sqrt(logn / stats[(state, a)][0]))
-                    path.append((state, act, d))
+                    path.append((state, act, d, not untried))
                 else:
                     act = acts[rng.integers(len(acts))]
+                    rollout += 1
                 state, cost = step(state, act)
                 ret_parts.append((d, -cost))
-            ret_parts.append((len(ret_parts), -terminal(state)))
+                d += 1
+            ret_parts.append((d, -terminal(state)))
             # discounted return from each tree node onward
-            for (s, a, d0) in path:
-                ret = sum(r * self.discount ** (d - d0) for d, r in ret_parts if d >= d0)
+            for (s, a, d0, _) in path:
+                ret = sum(r * self.discount ** (k - d0) for k, r in ret_parts if k >= d0)
                 st = stats.setdefault((s, a), [0, 0.0])
                 st[0] += 1
                 st[1] += ret
@@ -203,7 +216,10 @@ class MCTSAgent(RescueAgent):
         root_actions = actions(root)
         if not root_actions:
             return None
-        best = max(root_actions, key=lambda a: stats.get((root, a), [0, -1e9])[0])
+        # the public code's final choice: the root action of the best mean return (lowest expected
+        # cost), not the most visited
+        best = max(root_actions, key=lambda a: stats[(root, a)][1] / stats[(root, a)][0]
+                   if (root, a) in stats else -math.inf)
         if best[0] == "explore":
             return None
         node = best[1]
