@@ -50,6 +50,14 @@ def test_train_one_epoch_export_and_eval(tmp_path):
     run = tmp_path / "runs" / "t"
     assert (run / "weights" / "last.pt").exists() and (run / "results.csv").exists(), out
     assert "Arial" not in out or "Downloading" not in out               # the font never downloads
+    # a .pt given as the model is fine-tuned from its weights, even with another class list
+    names = {**dict(enumerate(CLASSES)), len(CLASSES): "extra"}
+    (tmp_path / "data6.yaml").write_text(data.read_text().split("names:")[0] + "names:\n" +
+                                         "".join(f"  {k}: {v}\n" for k, v in names.items()))
+    out6 = _cli("train", "--model", str(run / "weights" / "last.pt"), "--data", str(tmp_path / "data6.yaml"),
+                "--epochs", "1", "--imgsz", "64", "--batch", "4", "--workers", "0",
+                "--project", str(tmp_path / "runs"), "--name", "t6", "--no-cache")
+    assert "Transferred" in out6 and f"nc={len(CLASSES)} with nc={len(CLASSES) + 1}" in out6, out6[-3000:]
     _cli("export", str(run / "weights" / "last.pt"), "--imgsz", "64", "--out", str(tmp_path / "m.onnx"))
     import onnxruntime as ort
     meta = ort.InferenceSession(str(tmp_path / "m.onnx")).get_modelmeta().custom_metadata_map

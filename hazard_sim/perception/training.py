@@ -95,8 +95,11 @@ def train(data: str, *, model: str = "yolov8n.yaml", epochs: int = 100, imgsz: i
     if not Path(data).exists():
         raise FileNotFoundError(f"no dataset file {data}: build one with `hazard perception dataset`")
     m = YOLO(model)
+    # a .pt starts from its weights (fine-tuning; a changed class list keeps everything but the class
+    # head), a yaml from scratch (pretrained=False: nothing to fetch)
     m.train(data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device=pick_device(device),
-            project=str(Path(project).resolve()), name=name, exist_ok=exist_ok, pretrained=False, amp=False,
+            project=str(Path(project).resolve()), name=name, exist_ok=exist_ok,
+            pretrained=Path(model).suffix == ".pt", amp=False,
             workers=workers if workers is not None else min(2, os.cpu_count() or 1), patience=patience,
             seed=seed, deterministic=True, plots=True, verbose=True, cache="ram" if cache else False)
     return Path(m.trainer.save_dir)
