@@ -23,8 +23,8 @@ Class set (one model for the three benchmarks, coarse groups; :data:`CLASSES`):
 * ``object``: HAZARD targets of value 1 and every DOZE object (its open-vocabulary kinds are
   one class: the detector proposes objects; naming them is the open-vocabulary backend's job).
 * ``clue``: ESAR's 12 clue kinds.
-* ``container``: HAZARD wind's shopping carts (scene parts, not entities: the only scene part
-  labelled; wind's agents must find one to drop what they carry into).
+* ``container``: shopping carts (scene parts, not entities: the only scene part labelled; an
+  outdoor rescue drops what it carries into one, so its agents must find one).
 
 The long-tailed catalogues (114 names) are not learnable from a few thousand frames on a CPU in
 a few hours (issue 19); these five groups are what the agents need to decide with: HAZARD's
