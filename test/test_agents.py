@@ -149,3 +149,24 @@ def test_memory_keeps_a_cart_by_the_simulators_label_or_the_detectors_class(labe
     m2 = Memory(m.task)
     m2.integrate(obs, {11: "wall"})
     assert m2.containers == {}
+
+
+def test_greedy_as_the_public_code_runs_it_goes_for_the_costliest_target():
+    """policy/fire_flood_heuristic.py takes the largest cost/value: the farthest target of the
+    lowest value, a vulnerable one's value halved; explore when every walk is cheaper than 2.5."""
+    from hazard_sim.tasks.hazard.agents.memory import Memory, ObjectRecord
+    ag = make_agent("greedy_public", benchmark="hazard/fire")
+    ag.memory = Memory({"hazard": "fire", "targets": [{"category": "book", "value": 1},
+                                                      {"category": "laptop", "value": 5}]})
+    ag.memory.agent_pose = np.zeros(3)
+    near = ObjectRecord(1, "book", np.array([2.0, 0.0, 0.1]), 0, True, 1)         # cost 1.0
+    far = ObjectRecord(2, "book", np.array([8.0, 0.0, 0.1]), 0, True, 1)          # cost 4.0
+    rich = ObjectRecord(3, "laptop", np.array([12.0, 0.0, 0.1]), 0, True, 5)      # cost 6 / 5 = 1.2
+    assert ag.choose([near, far, rich]) == 2
+    rich.readings = [(0, 60.0), (10, 90.0)]              # heading for 120 C: vulnerable, value 2.5
+    hot_far = ObjectRecord(4, "laptop", np.array([30.0, 0.0, 0.1]), 0, True, 5)   # cost 10 / 5 = 2.0
+    hot_far.readings = [(0, 95.0), (10, 130.0)]          # vulnerable too: 10 / 2.5 = 4.0 beats 2.4
+    assert ag.choose([near, rich, hot_far]) == 4
+    assert ag.choose([near, rich]) is None               # every walk cheaper than exploring
+    ag.last_action = ("explore",)
+    assert ag.choose([near, rich]) == 3                  # no explore twice: rich 6 / 2.5 = 2.4 > 1.0

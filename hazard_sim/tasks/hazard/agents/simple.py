@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import abc
+import math
 
 from hazard_sim.tasks.hazard.agents.base import RescueAgent
 
@@ -107,3 +108,42 @@ class GreedyAgent(_PersistentAgent):
 
     def when_idle(self):
         return self.explore_step() if self.rng.random() < 0.5 else self.random_low_level()
+
+
+class PublicGreedyAgent(GreedyAgent):
+    """HAZARD's greedy as its public code runs it (``policy/fire_flood_heuristic.py``: one step of
+    its MCTS expanded, then the child of the *largest* cost): a target's cost is its walk cost
+    ``min(0.5 per m of straight distance, 10)`` divided by its value, the value halved when the
+    target is vulnerable (its next reading, extrapolated from the last two, beyond the category's
+    limit: 100 C, or 1000 C when fireproof; any water unless waterproof); explore (cost 2.5) wins
+    when every walk costs less and the last action was not an explore. It therefore goes for the
+    farthest, least valuable target first, which is why the paper's greedy is below its random
+    agent in fire and flood. ``greedy`` is the nearest-first rule the paper's text describes."""
+
+    name = "greedy_public"
+    EXPLORE_COST = 2.5
+
+    def cost(self, rec) -> float:
+        m = self.memory
+        value = float(max(rec.value, 1))
+        cat = m.targets.get(rec.category, {})
+        hazard = m.task.get("hazard", "")
+        limit = {"fire": 1000.0 if cat.get("fireproof") else 100.0,
+                 "flood": math.inf if cat.get("waterproof") else 0.01}.get(hazard, math.inf)
+        if rec.readings:
+            last = rec.readings[-1][1]
+            pred = last + (last - rec.readings[-2][1]) if len(rec.readings) >= 2 else last
+            if pred > limit:
+                value /= 2.0
+        return min(0.5 * m.distance(rec), 10.0) / value
+
+    def choose(self, open_targets) -> int | None:
+        costs = [self.cost(r) for r in open_targets]
+        if max(costs) < self.EXPLORE_COST and self.last_action != ("explore",):
+            return None
+        top = [r.id for r, c in zip(open_targets, costs) if c == max(costs)]
+        return int(top[int(self.rng.integers(len(top)))])
+
+    def when_idle(self):
+        return self.explore_step()
+
