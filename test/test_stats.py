@@ -135,7 +135,7 @@ def test_hazard_table_prints_intervals_and_the_papers_orderings():
     rows = [{"agent": a, "split": "test", **aggregate(rs), "results": rs} for a, rs in
             (("mcts", mcts), ("greedy", greedy))]
     text = table_rows("hazard/fire", rows)
-    assert "mcts        n=8    Value 80.0 [80.0, 80.0]  Step 150.0 [150.0, 150.0]  Damage 0.0 [0.0, 0.0]" in text
+    assert "mcts          n=8    Value 80.0 [80.0, 80.0]  Step 150.0 [150.0, 150.0]  Damage 0.0 [0.0, 0.0]" in text
     assert "Damage 100.0 [100.0, 100.0]" in text
     # 8 paired episodes, all in mcts's favour: Wilcoxon exact p = 2 / 2^8
     assert "mcts 80.0 vs greedy 10.0 (Value, n=8 paired, p=0.008; paper: mcts > greedy): holds" in text

@@ -23,12 +23,12 @@ def _fmt(v, nd=1):
 def table_rows(benchmark: str, rows: list[dict]) -> str:
     """The paper's table (Value % / Step / Damage %, as the public code scores them) of our
     rows, the paper's numbers beside; ``MeanF`` is the mean rescue frame (not in the paper)."""
-    head = (f"{'agent':<11} {'Value':>7} {'Step':>8} {'Damage':>7} {'MeanF':>7} | paper {'Value':>6} {'Step':>7} "
+    head = (f"{'agent':<13} {'Value':>7} {'Step':>8} {'Damage':>7} {'MeanF':>7} | paper {'Value':>6} {'Step':>7} "
             f"{'Damage':>6}  (n)")
     lines = [f"HAZARD {benchmark.split('/')[-1]} ({rows[0]['split']} split)", head, "-" * len(head)]
     for r in rows:
         p = PAPER.get(benchmark, {}).get(r["agent"], (None, None, None))
-        lines.append(f"{r['agent']:<11} {_fmt(r['value']):>7} {_fmt(r['step']):>8} {_fmt(r['damage']):>7} "
+        lines.append(f"{r['agent']:<13} {_fmt(r['value']):>7} {_fmt(r['step']):>8} {_fmt(r['damage']):>7} "
                      f"{_fmt(r.get('mean_rescue_frame')):>7} | "
                      f"      {_fmt(p[0]):>6} {_fmt(p[1]):>7} {_fmt(p[2]):>6}  ({r['episodes']})")
     return "\n".join(lines + statistics(benchmark, rows))
@@ -68,7 +68,7 @@ def statistics(benchmark: str, rows: list[dict]) -> list[str]:
     for r in rows:
         rs = r.get("results") or []
         if rs:
-            out.append(f"  {r['agent']:<11} n={len(rs):<4} {_cells(rs)}")
+            out.append(f"  {r['agent']:<13} n={len(rs):<4} {_cells(rs)}")
     by_agent = {r["agent"]: r.get("results") or [] for r in rows}
     paper = {a: (PAPER.get(benchmark, {}).get(a) or (None,))[0] for a in by_agent}
     comps = [stats.compare(a, b, by_agent[a], by_agent[b], "Value", lambda e: e["value_rate"], paper_sign=sign)
