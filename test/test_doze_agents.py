@@ -175,3 +175,17 @@ def test_a_goal_the_robot_keeps_bumping_short_of_is_given_up():
     agent.bumped, agent.target_bumps = True, 7       # the eighth blocked move on the way
     assert agent._decide() == "RotateLeft"           # given up: looks around for another instance
     assert agent.target is None and agent.rejected == {7} and agent.target_bumps == 0
+
+
+def test_a_people_aware_agent_stops_where_a_bystander_stands_between_it_and_the_goal():
+    """Level 1 puts people beside the goal: a people-aware agent that would step into one within
+    1 m of the goal says Done there instead of turning away and back for the rest of the episode."""
+    agent = _agent_at_counter((2.55, 1.6))                # 0.85 m from the goal, facing it
+    agent.people_aware = True
+    agent.person_recent = [(agent.t, np.array([2.55, 1.95]))]     # a person 0.35 m ahead
+    agent._cells_near = lambda xy, r: [agent.grid.to_cell((2.55, 1.75))]   # the cell beyond the robot
+    assert agent._decide() == "Done"
+    far = _agent_at_counter((2.55, 1.2))                  # 1.25 m away: keep out of the person's way
+    far.people_aware = True
+    far.person_recent = [(far.t, np.array([2.55, 1.6]))]
+    assert far._decide() in ("RotateLeft", "RotateRight")

@@ -334,7 +334,10 @@ class SearchAgent(abc.ABC):
             if self.target_bumps >= TARGET_BUMPS:
                 path = None            # it cannot be reached from here: look for another instance
             if path is not None and len(path) >= 2:
-                return self._guarded(self._steer(path))
+                a = self._steer(path)
+                if a == "MoveAhead" and d <= FAR_DONE and self.people_aware and self._person_ahead():
+                    return "Done"      # a bystander between the robot and the goal, within success distance
+                return self._guarded(a)
             self.rejected.add(self.target_id)
             self.target, self.target_bumps = None, 0
         if self.look_around > 0:
