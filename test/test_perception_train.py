@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hazard_sim.perception.dataset_render import CLASSES, Plan, render_episode, write_data_yaml
@@ -82,3 +83,17 @@ def test_merge_results_keeps_the_shipped_epochs_before_a_resumed_run():
     assert merge_results(old, new) == f"{head}\n1,10,0.01\n2,20,0.05\n3,5,0.09\n4,15,0.12\n"
     assert merge_results("", new) == new                  # nothing shipped yet
     assert merge_results("epoch,other\n1,2\n", new) == new  # other columns: the new run alone
+
+
+def test_training_curve_of_a_history_marks_where_each_run_begins(tmp_path):
+    """history.csv (several runs, a ``stage`` column) draws as one curve with a line per change."""
+    pytest.importorskip("matplotlib")
+    from PIL import Image
+
+    from hazard_sim.perception.training import plot_curve
+    head = "epoch,train/box_loss,metrics/mAP50(B),metrics/mAP50-95(B),stage\n"
+    rows = "".join(f"{e},{2.0 - e / 10},{e / 10},{e / 20},{'a' if e < 3 else 'b'}\n" for e in range(1, 6))
+    (tmp_path / "history.csv").write_text(head + rows)
+    png = plot_curve(tmp_path / "history.csv", tmp_path / "curve.png")
+    img = np.asarray(Image.open(png).convert("L"))
+    assert img.shape[0] > 100 and img.min() < 128            # something was drawn

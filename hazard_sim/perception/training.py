@@ -163,6 +163,13 @@ def plot_curve(results_csv, out_png) -> Path:
     b.set_xlabel("epoch")
     b.set_title("held-out frames (all sizes)")
     b.legend(fontsize=7)
+    if "stage" in col:        # a history of several runs (history.csv): mark where each begins
+        for i in range(1, len(rows)):
+            if rows[i][col["stage"]] != rows[i - 1][col["stage"]]:
+                for ax in (a, b):
+                    ax.axvline(ep[i] - 0.5, color="grey", linestyle="--", linewidth=0.8)
+                b.annotate(rows[i][col["stage"]][:40], (ep[i] - 0.5, 0.02), xycoords=("data", "axes fraction"),
+                           rotation=90, fontsize=6, color="grey", va="bottom", ha="right")
     fig.tight_layout()
     fig.savefig(out_png, dpi=90)
     plt.close(fig)
