@@ -27,8 +27,8 @@ Class set (one model for the three benchmarks, coarse groups; :data:`CLASSES`):
   outdoor rescue drops what it carries into one, so its agents must find one).
 
 The long-tailed catalogues (114 names) are not learnable from a few thousand frames on a CPU in
-a few hours (issue 19); these five groups are what the agents need to decide with: HAZARD's
-score weighs value, DOZE and ESAR look for people, ESAR reports clues.
+a few hours (issue 19); these six groups are what the agents need to decide with: HAZARD's
+score weighs value, DOZE and ESAR look for people, ESAR reports clues, carts take the rescued.
 
 Output (``--out``, default ``runs/perception/dataset``): ``images/{train,val}/*.png``,
 ``labels/{train,val}/*.txt`` (``class cx cy w h`` normalised, then the instance polygon when

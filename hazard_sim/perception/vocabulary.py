@@ -1,6 +1,6 @@
 """A task in the words its perception knows (ROS-free).
 
-A closed-vocabulary detector (the shipped ONNX model: five coarse classes such as
+A closed-vocabulary detector (the shipped ONNX model: six coarse classes such as
 ``valuable`` and ``object``) names coarse classes, while a task names its targets by category
 (``laptop``, ``purse``, ...) or its goal by kind (``watering can``). An agent
 that matches the task's names against the detector's labels finds nothing. :func:`task_in_vocabulary`
