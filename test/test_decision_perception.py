@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hazard_sim.perception.dataset_render import CLASSES
+
 try:
     import rclpy
 except Exception as exc:  # ImportError, or OSError from a missing shared library
@@ -82,7 +84,7 @@ def test_doze_decision_node_gets_observations_from_perception_with_ground_truth_
         dec._wait(lambda: dec.status is not None and dec.perception is not None, "status and perception",
                   stop_on_metrics=False)
         assert dec.perception["vocabulary"] == "detector" and dec.perception["true_boxes"] is False
-        assert dec.perception["names"] == sorted(["person", "fire", "valuable", "object", "clue"])
+        assert dec.perception["names"] == sorted(CLASSES)
         frame = int(dec.status["frame"])
         obs = dec.observation(frame)
         labels = dec.labels_of(frame)
