@@ -39,7 +39,7 @@ def test_hazard_declares_its_two_field_layers_and_memory_keys():
     assert t.pack(np.array([600.0, 2000.0, -5.0, np.nan])).tolist() == [60, 100, 0, -1]
     assert w.pack(np.array([1.5])).tolist() == [75]
     assert p.layers_info_topic == "hazard/layers_info" and p.memory_task_keys == ("hazard",)
-    assert p.container_prefixes == ("cart",)
+    assert p.container_prefixes == ("cart", "container")       # the simulator's label, the detector's class
     assert p in builtin_plugins()
 
 

@@ -30,7 +30,8 @@ needs_yolo_env = pytest.mark.skipif(PY is None, reason="no ultralytics environme
 
 
 def _cli(*args, timeout=600):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="2")
+    # YOLO_VERBOSE: the in-process backend tests set it false for this process; the CLI shows its log
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="2", YOLO_VERBOSE="true")
     r = subprocess.run([PY, "-m", "hazard_sim.cli", "perception", *args], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=timeout)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
