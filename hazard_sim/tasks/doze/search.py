@@ -225,9 +225,10 @@ class SearchAgent(abc.ABC):
         dist, _ = mcp.find_costs([self.grid.to_cell(self.pose[:2])])
         return mcp, dist
 
-    def _path_to(self, cells, cost=None):
-        cost = self._cost() if cost is None else cost
-        mcp, dist = self._dist_field(cost)
+    def _path_to(self, cells, field=None):
+        """The path to the nearest reachable of ``cells`` (None: none reachable); ``field``: the
+        robot's distance field (:meth:`_dist_field`) when the caller has it already."""
+        mcp, dist = field if field is not None else self._dist_field(self._cost())
         cells = [c for c in cells if np.isfinite(dist[c])]
         if not cells:
             return None
@@ -323,9 +324,9 @@ class SearchAgent(abc.ABC):
             d = float(np.linalg.norm(self.target - self.pose[:2]))
             if d <= DONE_DISTANCE:
                 return "Done"
-            cost = self._cost()
+            field = self._dist_field(self._cost())       # one distance field for both rings
             for r in APPROACH_RADII:
-                path = self._path_to(self._cells_near(self.target, r), cost)
+                path = self._path_to(self._cells_near(self.target, r), field=field)
                 if path is not None:
                     break
             if d <= FAR_DONE and (self.bumped or (path is not None and len(path) < 2)):

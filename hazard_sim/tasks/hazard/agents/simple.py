@@ -139,11 +139,11 @@ class PublicGreedyAgent(GreedyAgent):
 
     def choose(self, open_targets) -> int | None:
         costs = [self.cost(r) for r in open_targets]
-        if max(costs) < self.EXPLORE_COST and self.last_action != ("explore",):
+        worst = max(costs)
+        if worst < self.EXPLORE_COST and self.last_action != ("explore",):
             return None
-        top = [r.id for r, c in zip(open_targets, costs) if c == max(costs)]
+        top = [r.id for r, c in zip(open_targets, costs) if c == worst]
         return int(top[int(self.rng.integers(len(top)))])
 
     def when_idle(self):
         return self.explore_step()
-
