@@ -116,11 +116,21 @@ class Client:
         p.pose.orientation.z, p.pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
         return p
 
-    def send(self, client, goal, feedback):
+    def send(self, client, goal, feedback, tries: int = 3):
+        """Send a goal and wait for the server's answer. A goal request sent just after a freshly
+        started server is discovered can lose its response (DDS matches the server's response
+        writer to our reader a moment after its request reader: a known ROS 2 service race, not
+        the server's doing), so an unanswered request is sent again, as a careful client would."""
         assert client.wait_for_server(timeout_sec=20.0)
-        gh = self.spin_until(client.send_goal_async(goal, feedback_callback=feedback.append), 10.0)
-        assert gh.accepted
-        return gh
+        for attempt in range(tries):
+            fut = client.send_goal_async(goal, feedback_callback=feedback.append)
+            self.ex.spin_until_future_complete(fut, timeout_sec=15.0)
+            if fut.done():
+                gh = fut.result()
+                assert gh.accepted
+                return gh
+            print(f"goal request {attempt + 1} of {tries} unanswered after 15 s; sending it again")
+        raise AssertionError(f"no answer to {tries} goal requests")
 
 
 def test_nav2_simple_commander_sequence(ros_env, tmp_path):
