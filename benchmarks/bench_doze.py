@@ -148,10 +148,14 @@ def table(a) -> None:
     levels = [int(v) for v in a.levels.split(",")]
     eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(",")) for level in levels}
     by_level, results = {}, {}
+    perception = None
+    if a.perception != "groundtruth":
+        from hazard_sim.perception.embedded import PerceptionSettings
+        perception = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer)
     for agent in a.agents.split(","):
         for level in levels:
             r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,
-                      out=str(out / f"level{level}_{agent}.jsonl"), progress=True)
+                      out=str(out / f"level{level}_{agent}.jsonl"), progress=True, perception=perception)
             if level == TABLE_III_LEVEL:
                 results.setdefault(agent, []).extend(r.get("results", []))
             by_level.setdefault(level, {})[agent] = r            # with its per-episode results
@@ -205,6 +209,10 @@ def main(argv=None) -> int:
     ap.add_argument("--goal-types", default="appearance,spatial,open_vocab,hint",
                     help="table: goal types of the episodes (e.g. hint for Table III only)")
     ap.add_argument("--out-dir", default="runs/doze")
+    ap.add_argument("--perception", default="groundtruth", choices=["groundtruth", "onnx", "yolo", "yolo_world"],
+                    help="table: what the agents see (docs/perception.md)")
+    ap.add_argument("--detector-weights", default="data/perception/detector.onnx")
+    ap.add_argument("--namer", default=None, help="table: a namer (data/perception/namer/namer.onnx)")
     a = ap.parse_args(argv)
     {"speed": speed, "ocr": ocr, "table": table, "report": report}[a.what](a)
     return 0

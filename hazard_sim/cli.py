@@ -97,7 +97,7 @@ def _perception(a):
     from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
     s = PerceptionSettings(backend=a.perception, weights=a.detector_weights, min_pixels=a.min_pixels,
                            confidence=a.detector_confidence, imgsz=a.detector_imgsz,
-                           text_embeddings=a.text_embeddings)
+                           text_embeddings=a.text_embeddings, namer=a.namer)
     EmbeddedPerception(s, a.benchmark)
     return s
 
@@ -329,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="inference size (default: the camera's size rounded up to 32)")
         pe.add_argument("--text-embeddings", metavar="SOURCE",
                         help="yolo_world: class-name embeddings offline: minilm or an .npz / .pt file")
+        pe.add_argument("--namer", metavar="FILE",
+                        help="onnx / yolo: a namer (namer.onnx from hazard perception namer-train) that names "
+                             "the detector's `object`s by kind (object-navigation goals)")
         sp.add_argument("--ppo-policy", metavar="PATH",
                         help="--agent ppo: a policy .zip from hazard train-ppo (default data/policies/ppo_<task>.zip)")
         llm = sp.add_argument_group("LLM agent (--agent llm; any OpenAI-compatible chat endpoint)")

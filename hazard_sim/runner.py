@@ -78,7 +78,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     m.update({"agent": agent, "actions": actions, "failed_actions": failed,
               "wall_time_s": round(time.perf_counter() - t0, 3)})
     if seen.settings != PerceptionSettings():       # the default adds nothing (golden results)
-        m["perception"] = {**seen.settings.key(env.benchmark), **seen.stats}
+        m["perception"] = {**seen.settings.key(env.benchmark), **seen.stats, **getattr(seen.backend, "stats", {})}
     if recorder:
         m["viz"] = recorder.finish(m)
     return m

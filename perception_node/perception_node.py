@@ -34,7 +34,9 @@ ultralytics .pt), ``text_embeddings`` (yolo_world: ``minilm`` or a file, class n
 ``wait_for_task`` (without classes and without a task, detect nothing (true) or every class
 (false)), ``map_frame``, ``tf_timeout``,
 ``min_pixels`` (every detector: an instance counts from that many mask / box pixels), ``device``,
-``imgsz`` (0: the camera's size rounded up to 32), ``lockstep`` (true: sensor subscriptions reliable and
+``imgsz`` (0: the camera's size rounded up to 32), ``namer`` (onnx / yolo: a ``namer.onnx`` that
+names the detector's ``object`` instances by kind, :mod:`hazard_sim.perception.namer`),
+``lockstep`` (true: sensor subscriptions reliable and
 transient local, so a late start still gets the current frame) or ``sensor_qos`` explicitly,
 ``use_odom_tf`` (also read odom -> base_link from ``odom``: /tf is volatile, so a node that
 starts after a lock-step frame would otherwise miss that frame's pose).
@@ -145,6 +147,8 @@ class PerceptionNode(SetupNode):
         imgsz = int(self._declare("imgsz", 0, "onnx / yolo: inference size (0 = the camera's, rounded up to 32)"))
         text_embeddings = str(self._declare("text_embeddings", "", "yolo_world: class-name embeddings offline: "
                                                                    "minilm or an .npz / .pt file"))
+        namer = str(self._declare("namer", "", "onnx / yolo: a namer (namer.onnx) naming the detector's "
+                                               "`object`s by kind ('' = none)"))
         self.use_odom_tf = as_bool("use_odom_tf", self._declare("use_odom_tf", True,
                                                                 "also take odom -> base_link from odom"))
         true_boxes = as_bool("true_boxes", self._declare(
@@ -161,6 +165,8 @@ class PerceptionNode(SetupNode):
             if kind in ("yolo_world", "yoloworld", "yolo-world") and text_embeddings:
                 extra["text_embeddings"] = text_embeddings
         # classes are applied after construction so a text-encoder failure is reported as such
+        if namer:
+            extra["namer"] = namer
         self.detector = make_detector(self.detector_name, weights=weights or None, classes=None,
                                       confidence=confidence, **extra)
         self.classes_source = "none"

@@ -463,3 +463,46 @@ def test_perception_node_runs_the_onnx_detector(ros_context):
         ex.shutdown()
         for n in (perc, feeder.node):
             n.destroy_node()
+
+
+def test_perception_node_names_detections_with_a_namer(ros_context, tmp_path):
+    """``namer`` parameter: the shipped namer (its description told to rename the tiny graph's
+    class, and to always name) turns the tiny detector's "red thing"s into kinds it knows; the
+    node's published vocabulary holds those kinds."""
+    import shutil
+    from pathlib import Path
+    shipped = Path(__file__).resolve().parents[1] / "data" / "perception" / "namer" / "namer.onnx"
+    if not shipped.is_file():
+        pytest.skip("no shipped namer")
+    shutil.copy(shipped, tmp_path / "namer.onnx")
+    desc = json.loads(shipped.with_suffix(".json").read_text())
+    (tmp_path / "namer.json").write_text(json.dumps(dict(desc, renames=["red thing"], min_score=0.0)))
+    weights = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
+    perc = PerceptionNode(context=ros_context, parameter_overrides=[
+        Parameter("detector", value="onnx"), Parameter("weights", value=str(weights)),
+        Parameter("namer", value=str(tmp_path / "namer.onnx")),
+        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True)])
+    feeder = Feeder(ros_context)
+    ex = SingleThreadedExecutor(context=ros_context)
+    for n in (perc, feeder.node):
+        ex.add_node(n)
+    try:
+        pubs = [feeder.cam["camera/color/image_raw"], feeder.cam["camera/depth/image_raw"], feeder.info]
+        assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs))
+        assert set(desc["classes"]) <= set(perc._vocabulary())
+        stamp, f = conv.stamp_from_frame(1), "camera_optical_frame"
+        _, depth, _, _ = scene()
+        red = np.zeros((CAM.height, CAM.width, 3), np.uint8)
+        red[..., 0] = 255
+        feeder.cam["camera/color/image_raw"].publish(conv.to_ros_image(red, stamp, f))
+        feeder.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
+        feeder.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
+        assert spin_until(ex, lambda: feeder.got["det2d"])
+        d2 = feeder.got["det2d"][-1]
+        labels = [d.results[0].hypothesis.class_id for d in d2.detections]
+        assert len(labels) == 2 and all(lab in desc["classes"] for lab in labels), labels
+        assert perc.detector.stats["named"] == 2
+    finally:
+        ex.shutdown()
+        for n in (perc, feeder.node):
+            n.destroy_node()

@@ -1,4 +1,5 @@
-"""``hazard perception dataset | train | export | ship | eval | failures | drop`` (registered by :mod:`hazard_sim.cli`).
+"""``hazard perception dataset | train | export | ship | eval | failures | drop | namer-dataset |
+namer-train`` (registered by :mod:`hazard_sim.cli`).
 
 ``dataset`` and ``eval`` (groundtruth / onnx backends) run in the simulator's ``.venv``;
 ``train``, ``export`` and ``eval --backend yolo`` need the ultralytics environment
@@ -53,11 +54,23 @@ def _drop(a) -> int:
     return run_drop(a)
 
 
+def _namer_dataset(a) -> int:
+    from hazard_sim.perception.namer_dataset import run
+    return run(a)
+
+
+def _namer_train(a) -> int:
+    from hazard_sim.perception.namer_training import run
+    return run(a)
+
+
 def add_perception_parser(sub) -> None:
     """Add the ``perception`` command group to the CLI's sub-parsers."""
     from hazard_sim.perception.dataset_render import add_dataset_args
     from hazard_sim.perception.drop import add_drop_args
     from hazard_sim.perception.failures import add_failures_args
+    from hazard_sim.perception.namer_dataset import add_args as add_namer_dataset_args
+    from hazard_sim.perception.namer_training import add_args as add_namer_train_args
     p = sub.add_parser("perception", help="detector dataset, training, export and evaluation")
     ps = p.add_subparsers(dest="perception_cmd", required=True)
 
@@ -112,3 +125,12 @@ def add_perception_parser(sub) -> None:
     r = ps.add_parser("drop", help="per agent: a metric on ground truth vs on perception, paired episodes, 95 %% CI")
     add_drop_args(r)
     r.set_defaults(func=_drop)
+
+    nd = ps.add_parser("namer-dataset", help="crops of a benchmark's objects with their kinds (train split; test "
+                                             "split held out) for the instance namer")
+    add_namer_dataset_args(nd)
+    nd.set_defaults(func=_namer_dataset)
+
+    nt = ps.add_parser("namer-train", help="train the instance namer on those crops (torch) and export it to ONNX")
+    add_namer_train_args(nt)
+    nt.set_defaults(func=_namer_train)

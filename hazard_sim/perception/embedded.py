@@ -108,6 +108,7 @@ class PerceptionSettings:
     confidence: float = 0.25
     imgsz: int | None = None
     text_embeddings: str | None = None
+    namer: str | None = None
     options: dict = field(default_factory=dict)
 
     def key(self, benchmark: str) -> dict:
@@ -122,6 +123,10 @@ class PerceptionSettings:
                         "weights_bytes": w.stat().st_size if w and w.is_file() else None,
                         "confidence": self.confidence, "imgsz": self.imgsz,
                         "text_embeddings": self.text_embeddings})
+            if self.namer:
+                n = Path(str(self.namer))
+                n = n / "namer.onnx" if n.is_dir() else n
+                out.update({"namer": n.name, "namer_bytes": n.stat().st_size if n.is_file() else None})
         return out
 
     def effective_min_pixels(self, benchmark: str) -> int:
@@ -145,7 +150,8 @@ class EmbeddedPerception:
                 kw["imgsz"] = settings.imgsz
             if self.name == "yolo_world" and settings.text_embeddings:
                 kw["text_embeddings"] = settings.text_embeddings
-            self.backend = make_backend(self.name, weights=settings.weights, confidence=settings.confidence, **kw)
+            self.backend = make_backend(self.name, weights=settings.weights, confidence=settings.confidence,
+                                        namer=settings.namer, **kw)
         self.vocabulary = vocabulary_of(self.backend)
         if self.backend is not None and task is not None:
             self.set_task(task)

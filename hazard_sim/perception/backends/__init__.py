@@ -26,12 +26,21 @@ def canonical_name(name: str) -> str:
 
 
 def make_backend(name: str, weights: str | None = None, classes: Sequence[str] | None = None,
-                 confidence: float = 0.25, **kwargs) -> Backend:
+                 confidence: float = 0.25, namer: str | None = None, **kwargs) -> Backend:
     """A backend by name. ``kwargs`` go to it (``labels`` / ``min_pixels`` for ground truth;
     ``imgsz``, ``threads``, ``iou`` for onnx; ``device`` / ``imgsz`` for the ultralytics ones;
-    ``text_embeddings`` for yolo_world). Raises a :class:`DetectorError` subclass whose
-    message says what to fix."""
+    ``text_embeddings`` for yolo_world). ``namer``: a namer model (``namer.onnx``,
+    :mod:`hazard_sim.perception.namer`) that names the detector's coarse ``object`` instances.
+    Raises a :class:`DetectorError` subclass whose message says what to fix."""
     key = canonical_name(name)
+    if namer:
+        if key == "groundtruth":
+            from hazard_sim.perception.errors import DetectorError
+            raise DetectorError("a namer names a detector's coarse classes; the groundtruth backend already "
+                                "gives the simulator's names (drop the namer, or use onnx / yolo)")
+        from hazard_sim.perception.namer import NamedBackend, Namer
+        inner = make_backend(key, weights=weights, classes=classes, confidence=confidence, **kwargs)
+        return NamedBackend(inner, Namer(namer))
     if key == "groundtruth":
         from hazard_sim.perception.backends.groundtruth import GroundTruthBackend
         return GroundTruthBackend(classes=classes, confidence=0.0, **kwargs)

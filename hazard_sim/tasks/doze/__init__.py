@@ -83,6 +83,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
         table=table,
         progress=_progress,
         recorder=lazy_ref("hazard_sim.tasks.doze.viz:DozeRecorder"),
+        namer_crops=partial(lazy_ref("hazard_sim.tasks.doze.namer_crops:crops"), f"doze/level{level}"),
         ros=ROS,
         options={"level": level},
     )

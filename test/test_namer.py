@@ -1,0 +1,207 @@
+"""The instance namer (hazard_sim.perception.namer): the crop geometry by hand, a namer trained
+by ``hazard perception namer-train`` on a synthetic three-kind dataset in the ultralytics
+environment (torch + onnx; skipped without it) and then run with onnxruntime here, its
+wrapping of a detector backend, its errors, and the shipped namer on crops of a held-out DOZE
+house."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hazard_sim.perception.backends import make_backend
+from hazard_sim.perception.backends.base import Backend
+from hazard_sim.perception.errors import DetectorError, WeightsMismatchError, WeightsNotFoundError
+from hazard_sim.perception.instances import Instance
+from hazard_sim.perception.namer import NamedBackend, Namer, crop_square
+from hazard_sim.perception.namer_dataset import CONTEXT, save_split
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "data" / "perception" / "namer" / "namer.onnx"
+
+
+def _yolo_python():
+    for base in (os.environ.get("VENV_YOLO"), ROOT / ".venv-yolo"):
+        if base and (Path(base) / "bin" / "python").exists():
+            return str(Path(base) / "bin" / "python")
+    return None
+
+
+PY = _yolo_python()
+
+
+def test_crop_square_is_the_box_with_its_margin_by_hand():
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[30:50, 40:60] = 255                        # a 20 x 20 box: columns 40..59, rows 30..49
+    c = crop_square(img, (40, 30, 60, 50), 26, margin=0.15)   # side 20 * 1.3 = 26: one pixel per pixel
+    assert c.shape == (26, 26, 3)
+    white = c[..., 0] == 255
+    assert white[3:23, 3:23].all() and white.sum() == 400    # 3 px of margin each side
+    # a box at the corner: outside the image is grey 114
+    c = crop_square(img, (0, 0, 10, 10), 13, margin=0.15)
+    assert (c[0, 0] == 114).all() and (c[5, 5] == 0).all()
+    # a doubled scale halves the object in the crop
+    c = crop_square(img, (40, 30, 60, 50), 26, margin=0.15, scale=2.0)
+    assert abs(int((c[..., 0] > 128).sum()) - 100) <= 12
+
+
+def _shapes_dataset(path: Path, n: int, seed: int) -> None:
+    """Three kinds drawn at random places, sizes and colours: a filled square ("box"), a
+    ring ("ring") and a horizontal bar ("bar"), stored like namer-dataset's contexts."""
+    rng = np.random.default_rng(seed)
+    crops, boxes, labels = [], [], []
+    yy, xx = np.mgrid[0:CONTEXT, 0:CONTEXT]
+    for k in range(n):
+        kind = ("box", "ring", "bar")[k % 3]
+        img = np.full((CONTEXT, CONTEXT, 3), rng.integers(60, 200), np.uint8)
+        col = rng.integers(0, 256, 3)
+        r = CONTEXT / 4                            # the box's larger side spans half the context
+        cx, cy = CONTEXT / 2 + rng.uniform(-3, 3), CONTEXT / 2 + rng.uniform(-3, 3)
+        if kind == "box":
+            m = (abs(xx - cx) < r * 0.8) & (abs(yy - cy) < r * 0.8)
+        elif kind == "ring":
+            d = np.hypot(xx - cx, yy - cy)
+            m = (d < r) & (d > r * 0.6)
+        else:
+            m = (abs(xx - cx) < r) & (abs(yy - cy) < r * 0.25)
+        img[m] = col
+        ys, xs = np.nonzero(m)
+        crops.append(img)
+        boxes.append([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+        labels.append(kind)
+    save_split({"crops": np.stack(crops), "boxes": np.asarray(boxes, np.float32), "labels": labels,
+                "house": ["h0"] * n, "pixels": np.full(n, 100, np.int32)}, path)
+
+
+@pytest.fixture(scope="module")
+def tiny_namer(tmp_path_factory):
+    if PY is None:
+        pytest.skip("no torch + onnx environment: set VENV_YOLO or run `make setup-yolo`")
+    d = tmp_path_factory.mktemp("namer")
+    _shapes_dataset(d / "train.npz", 90, 0)
+    _shapes_dataset(d / "val.npz", 30, 1)
+    out = d / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="2")
+    r = subprocess.run([PY, "-m", "hazard_sim.cli", "perception", "namer-train", "--data", str(d), "--out", str(out),
+                        "--epochs", "12", "--size", "32", "--batch", "16", "--lr", "0.005"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "held-out top-1" in r.stdout
+    return out
+
+
+def test_namer_train_writes_model_description_and_history(tiny_namer):
+    desc = json.loads((tiny_namer / "namer.json").read_text())
+    assert desc["classes"] == ["bar", "box", "ring"] and desc["crop_size"] == 32
+    assert desc["renames"] == ["object"] and desc["train_crops"] == 90
+    rows = (tiny_namer / "history.csv").read_text().splitlines()
+    assert rows[0].startswith("epoch,train_loss,val_top1") and len(rows) == 13
+    assert (tiny_namer / "last.pt").is_file() and (tiny_namer / "best.pt").is_file()
+    # three shapes this plain are learnt (chance is 1/3)
+    assert desc["heldout"]["top1"] >= 0.6, desc["heldout"]
+
+
+def test_namer_runs_with_onnxruntime_and_renames_only_objects(tiny_namer, tmp_path):
+    namer = Namer(tiny_namer / "namer.onnx")
+    p = namer.probabilities(np.zeros((4, 32, 32, 3), np.uint8))
+    assert p.shape == (4, 3) and np.allclose(p.sum(1), 1.0, atol=1e-5)
+
+    class Fixed(Backend):
+        name = "onnx"
+        names = {0: "person", 1: "object"}
+
+        def detect(self, rgb, extra=None):
+            return [Instance("object", 0.9, 32.0, 32.0, 20.0, 20.0), Instance("person", 0.8, 10.0, 10.0, 6.0, 6.0)]
+
+    rgb = np.zeros((64, 64, 3), np.uint8)
+    always = NamedBackend(Fixed(), Namer(tiny_namer, min_score=0.0))     # a folder finds namer.onnx
+    out = always.detect(rgb)
+    assert out[0].label in ("bar", "box", "ring") and out[0].score == 0.9
+    assert out[1].label == "person"
+    assert sorted(always.names.values()) == ["bar", "box", "object", "person", "ring"]
+    never = NamedBackend(Fixed(), Namer(tiny_namer, min_score=1.01))
+    assert [i.label for i in never.detect(rgb)] == ["object", "person"]
+    # classes: a kind asks the detector for objects; unknown names are reported
+    assert always.set_classes(["ring", "person", "unicorn"]) == ["unicorn"]
+    assert always.classes == ["ring", "person"]
+    assert {i.label for i in always.detect(rgb)} <= {"ring", "person"}
+    assert always.set_classes(None) == [] and always.classes is None
+    assert always.describe()["namer"] == "namer.onnx"
+
+
+def test_namer_errors(tiny_namer, tmp_path):
+    with pytest.raises(WeightsNotFoundError, match="namer-train"):
+        Namer(tmp_path / "nothing.onnx")
+    with pytest.raises(WeightsNotFoundError):
+        Namer("")
+    lone = tmp_path / "lone.onnx"
+    lone.write_bytes((tiny_namer / "namer.onnx").read_bytes())
+    with pytest.raises(WeightsMismatchError, match="lone.json"):
+        Namer(lone)
+    desc = json.loads((tiny_namer / "namer.json").read_text())
+    (tmp_path / "lone.json").write_text(json.dumps(dict(desc, classes=["a", "b"])))
+    with pytest.raises(WeightsMismatchError, match="3 scores but lone.json lists 2"):
+        Namer(lone)
+    (tmp_path / "lone.json").write_text(json.dumps(dict(desc, crop_size=48)))
+    with pytest.raises(WeightsMismatchError, match="48 px"):
+        Namer(lone)
+    (tmp_path / "lone.json").write_text("{")
+    with pytest.raises(WeightsMismatchError, match="not JSON"):
+        Namer(lone)
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a model")
+    (tmp_path / "junk.json").write_text(json.dumps(desc))
+    with pytest.raises(WeightsMismatchError, match="onnxruntime cannot load"):
+        Namer(junk)
+    with pytest.raises(DetectorError, match="groundtruth backend already"):
+        make_backend("groundtruth", namer=str(tiny_namer))
+
+
+def test_namer_train_without_torch_says_where_to_run_it(tmp_path):
+    code = ("import sys, builtins; real = builtins.__import__\n"
+            "def imp(n, *a, **k):\n"
+            "    if n == 'torch': raise ImportError('No module named torch')\n"
+            "    return real(n, *a, **k)\n"
+            "builtins.__import__ = imp\n"
+            "from hazard_sim.cli import main; sys.exit(main())")
+    r = subprocess.run([sys.executable, "-c", code, "perception", "namer-train", "--data", str(tmp_path),
+                        "--out", str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert ".venv-yolo/bin/python -m hazard_sim.cli perception namer-train" in r.stderr + r.stdout
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped namer")
+def test_shipped_namer_names_most_items_of_a_held_out_house():
+    """Crops of the first test house (level 1, other houses and colours than training), cut
+    with the simulator's boxes: the shipped namer's top-1 is well above chance (1/150)."""
+    from hazard_sim.tasks.doze.namer_crops import crops
+    namer = Namer(SHIPPED)
+    d = crops("doze/level1", "test", per_kind=2, min_views=1, max_views=1, houses=1, log=lambda *a: None).as_dict()
+    known = [i for i, lab in enumerate(d["labels"]) if lab in namer.classes]
+    assert len(known) >= 60
+    crops = np.stack([crop_square(d["crops"][i], d["boxes"][i], namer.crop_size, namer.margin) for i in known])
+    p = namer.probabilities(crops)
+    top1 = np.mean([namer.classes[int(k)] == d["labels"][i] for k, i in zip(p.argmax(1), known)])
+    assert top1 >= 0.5, top1
+
+
+def test_namer_dataset_command_renders_held_out_crops_and_refuses_a_benchmark_without_them(tmp_path):
+    from hazard_sim.cli import main
+    from hazard_sim.perception.namer_dataset import load_split
+    assert main(["perception", "namer-dataset", "--benchmark", "doze/level1", "--out", str(tmp_path),
+                 "--houses", "1", "--per-kind", "1", "--splits", "val"]) == 0
+    d = load_split(tmp_path / "val.npz")
+    assert d["crops"].shape[1:] == (CONTEXT, CONTEXT, 3) and len(d["labels"]) == len(d["boxes"]) >= 60
+    assert len(set(d["house"])) == 1 and min(d["pixels"]) >= 24
+    # the stored box spans half the context along its larger side, centred
+    b = d["boxes"]
+    side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    assert np.allclose(side, CONTEXT / 2, atol=1e-3)
+    assert np.allclose((b[:, 0] + b[:, 2]) / 2, CONTEXT / 2, atol=1e-3)
+    assert json.loads((tmp_path / "summary.json").read_text())["val"]["scenes"] == 1
+    assert main(["perception", "namer-dataset", "--benchmark", "hazard/fire", "--out", str(tmp_path)]) == 2
+    with pytest.raises(FileNotFoundError, match="namer-dataset"):
+        load_split(tmp_path / "train.npz")
