@@ -126,14 +126,18 @@ def ocr(a) -> None:
     print(json.dumps({"size": a.size, "read_rate": rates}))
 
 
-def episodes_by_type(level: int, per_type: int, types=("appearance", "spatial", "open_vocab", "hint")) -> list[int]:
+def episodes_by_type(level: int, per_type: int, types=("appearance", "spatial", "open_vocab", "hint"),
+                     every: int = 1) -> list[int]:
+    """``per_type`` test episodes of each goal type, evenly spaced; ``every`` > 1 keeps every
+    ``every``-th of each type's selection (a subset of the same episodes: a perceptional run
+    pairs with the ground-truth run of the full selection)."""
     from hazard_sim.tasks.doze.dataset import load_split
     eps = load_split(level, "test")
     out = []
     for t in types:
         idx = [e["index"] for e in eps if e["goal_type"] == t]
         step = max(1, len(idx) // per_type)
-        out += idx[::step][:per_type]
+        out += idx[::step][:per_type][::every]
     return sorted(out)
 
 
@@ -146,16 +150,17 @@ def table(a) -> None:
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     levels = [int(v) for v in a.levels.split(",")]
-    eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(",")) for level in levels}
+    eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(","), a.every) for level in levels}
     by_level, results = {}, {}
-    perception = None
+    perception, tag = None, ""
     if a.perception != "groundtruth":
         from hazard_sim.perception.embedded import PerceptionSettings
         perception = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer)
+        tag = f".{a.perception}_namer" if a.namer else f".{a.perception}"    # beside the ground truth's files
     for agent in a.agents.split(","):
         for level in levels:
             r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,
-                      out=str(out / f"level{level}_{agent}.jsonl"), progress=True, perception=perception)
+                      out=str(out / f"level{level}_{agent}{tag}.jsonl"), progress=True, perception=perception)
             if level == TABLE_III_LEVEL:
                 results.setdefault(agent, []).extend(r.get("results", []))
             by_level.setdefault(level, {})[agent] = r            # with its per-episode results
@@ -168,6 +173,8 @@ def report(a) -> None:
     out = Path(a.out_dir)
     by_level, results = {}, {}
     for f in sorted(out.glob("level*_*.jsonl")):
+        if "." in f.stem:
+            continue            # a perceptional run (level1_frontier.onnx_namer.jsonl): hazard perception drop
         level, agent = int(f.stem.split("_", 1)[0][5:]), f.stem.split("_", 1)[1]
         rs = [json.loads(ln) for ln in f.read_text().splitlines() if ln.strip()]
         rs = [r for r in rs if "success" in r]
@@ -203,6 +210,8 @@ def main(argv=None) -> int:
     ap.add_argument("--people", type=int, default=10)
     ap.add_argument("--size", type=int, default=256)
     ap.add_argument("--per-type", type=int, default=4)
+    ap.add_argument("--every", type=int, default=1,
+                    help="table: every N-th episode of each goal type's --per-type selection (a paired subset)")
     ap.add_argument("--agents", default="random,frontier,l3mvn,c_l3mvn,h_l3mvn")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--levels", default="1,2,3")

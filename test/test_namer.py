@@ -97,6 +97,7 @@ def test_namer_train_writes_model_description_and_history(tiny_namer):
     desc = json.loads((tiny_namer / "namer.json").read_text())
     assert desc["classes"] == ["bar", "box", "ring"] and desc["crop_size"] == 32
     assert desc["renames"] == ["object"] and desc["train_crops"] == 90
+    assert (tiny_namer / "namer_curve.png").is_file()
     rows = (tiny_namer / "history.csv").read_text().splitlines()
     assert rows[0].startswith("epoch,train_loss,val_top1") and len(rows) == 13
     assert (tiny_namer / "last.pt").is_file() and (tiny_namer / "best.pt").is_file()
@@ -205,3 +206,41 @@ def test_namer_dataset_command_renders_held_out_crops_and_refuses_a_benchmark_wi
     assert main(["perception", "namer-dataset", "--benchmark", "hazard/fire", "--out", str(tmp_path)]) == 2
     with pytest.raises(FileNotFoundError, match="namer-dataset"):
         load_split(tmp_path / "train.npz")
+
+
+def test_namer_eval_matching_by_hand():
+    from hazard_sim.perception.namer_eval import _match, summarise
+    gt = np.array([[0, 0, 10, 10], [20, 20, 30, 30]], float)
+    det = np.array([[1, 1, 10, 10], [0, 0, 9, 9], [50, 50, 60, 60]], float)   # IoU 0.81, 0.81, 0
+    # the higher score takes the first object; the other one finds no free match
+    assert _match(det, [0.5, 0.9, 0.8], gt).tolist() == [1, -1]
+    assert _match(det[2:], [0.9], gt).tolist() == [-1, -1]
+    assert _match(np.zeros((0, 4)), [], gt).tolist() == [-1, -1]
+    rows = [{"label": "mug", "size": 5.0, "detected": False, "named": False, "named_wrong": False,
+             "gt_box_named": True, "known_kind": True},
+            {"label": "mug", "size": 40.0, "detected": True, "named": True, "named_wrong": False,
+             "gt_box_named": True, "known_kind": True}]
+    rep = summarise(rows, "doze/level1", 1)
+    assert rep["all"] == {"objects": 2, "detected": 1, "named": 1, "named_wrong": 0, "gt_box_named": 2,
+                          "known_kind": 2}
+    assert [b["objects"] for b in rep["by_size"]] == [1, 0, 0, 1, 0]
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped namer")
+def test_namer_eval_command_on_rendered_held_out_frames(tmp_path):
+    from hazard_sim.cli import main
+    from hazard_sim.perception.dataset_render import Plan, render_episode
+    for sub in ("images", "labels", "done"):
+        (tmp_path / sub / "val").mkdir(parents=True)
+    assert render_episode(tmp_path, "val", "doze/level1", "test", 0, Plan(ground_shots=4), 256, 0, False) == 4
+    out = tmp_path / "rep"
+    assert main(["perception", "namer-eval", "--data", str(tmp_path), "--benchmark", "doze/level1",
+                 "--weights", str(ROOT / "data" / "perception" / "detector.onnx"), "--namer", str(SHIPPED),
+                 "--out", str(out)]) == 0
+    rep = json.loads(out.with_suffix(".json").read_text())
+    a = rep["all"]
+    assert rep["frames"] == 4 and a["objects"] >= 4
+    assert a["named"] + a["named_wrong"] <= a["detected"] <= a["objects"]
+    assert sum(b["objects"] for b in rep["by_size"]) == a["objects"]
+    assert "named right from the true box" in out.with_suffix(".md").read_text()
+    assert main(["perception", "namer-eval", "--data", str(tmp_path), "--benchmark", "esar"]) == 2

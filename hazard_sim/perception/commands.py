@@ -1,5 +1,5 @@
 """``hazard perception dataset | train | export | ship | eval | failures | drop | namer-dataset |
-namer-train`` (registered by :mod:`hazard_sim.cli`).
+namer-train | namer-eval`` (registered by :mod:`hazard_sim.cli`).
 
 ``dataset`` and ``eval`` (groundtruth / onnx backends) run in the simulator's ``.venv``;
 ``train``, ``export`` and ``eval --backend yolo`` need the ultralytics environment
@@ -64,12 +64,18 @@ def _namer_train(a) -> int:
     return run(a)
 
 
+def _namer_eval(a) -> int:
+    from hazard_sim.perception.namer_eval import run
+    return run(a)
+
+
 def add_perception_parser(sub) -> None:
     """Add the ``perception`` command group to the CLI's sub-parsers."""
     from hazard_sim.perception.dataset_render import add_dataset_args
     from hazard_sim.perception.drop import add_drop_args
     from hazard_sim.perception.failures import add_failures_args
     from hazard_sim.perception.namer_dataset import add_args as add_namer_dataset_args
+    from hazard_sim.perception.namer_eval import add_args as add_namer_eval_args
     from hazard_sim.perception.namer_training import add_args as add_namer_train_args
     p = sub.add_parser("perception", help="detector dataset, training, export and evaluation")
     ps = p.add_subparsers(dest="perception_cmd", required=True)
@@ -134,3 +140,8 @@ def add_perception_parser(sub) -> None:
     nt = ps.add_parser("namer-train", help="train the instance namer on those crops (torch) and export it to ONNX")
     add_namer_train_args(nt)
     nt.set_defaults(func=_namer_train)
+
+    ne = ps.add_parser("namer-eval", help="detector + namer on the held-out frames: objects detected, named right, "
+                                          "named wrong, per size")
+    add_namer_eval_args(ne)
+    ne.set_defaults(func=_namer_eval)

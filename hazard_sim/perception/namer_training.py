@@ -116,7 +116,7 @@ def export_onnx(model, nc: int, size: int, path: Path) -> None:
         dynamic_axes={"images": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False))
 
 
-def train(data, out, *, epochs: int = 40, batch: int = 64, size: int = 64, lr: float = 2e-3, seed: int = 0,
+def train(data, out, *, epochs: int = 20, batch: int = 64, size: int = 48, lr: float = 2e-3, seed: int = 0,
           resume: bool = False, threads: int | None = None, log=None) -> dict:
     """Train (or resume) and export the best epoch; returns the description written to namer.json."""
     torch = _torch()
@@ -183,10 +183,38 @@ def train(data, out, *, epochs: int = 40, batch: int = 64, size: int = 64, lr: f
             "heldout_per_kind": ck["eval"]["per_kind"],
             "context": {"size": CONTEXT, "margin": CONTEXT_MARGIN}}
     _atomic(out / "namer.json", lambda tmp: tmp.write_text(json.dumps(desc, indent=1)))
+    try:
+        plot_history(out / "history.csv", out / "namer_curve.png")
+    except ImportError:
+        log("[namer-train] no matplotlib: namer_curve.png not drawn")
     log(f"[namer-train] {out / 'namer.onnx'}: {len(classes)} kinds, best epoch {ck['epoch']}, held-out top-1 "
         f"{ck['eval']['top1']:.3f} on {ck['eval']['n']} crops ({ck['eval']['unknown_crops']} crops of "
         f"{len(ck['eval']['unknown_kinds'])} kinds it never saw)")
     return desc
+
+
+def plot_history(history_csv, png) -> Path:
+    """The training curve: loss and held-out top-1 / top-5 per epoch."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    with open(history_csv) as f:
+        rows = list(csv.DictReader(f))
+    ep = [int(r["epoch"]) for r in rows]
+    fig, ax = plt.subplots(1, 2, figsize=(9, 3.4))
+    ax[0].plot(ep, [float(r["train_loss"]) for r in rows], "o-")
+    ax[0].set(xlabel="epoch", ylabel="training loss (label smoothing 0.1)", title="loss")
+    ax[1].plot(ep, [float(r["val_top1"]) for r in rows], "o-", label="top-1")
+    ax[1].plot(ep, [float(r["val_top5"]) for r in rows], "s--", label="top-5")
+    ax[1].set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1), title="held-out crops (test houses)")
+    ax[1].legend()
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    png = Path(png)
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
@@ -199,9 +227,9 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def add_args(p) -> None:
     p.add_argument("--data", default="runs/perception/namer", help="folder with train.npz and val.npz")
     p.add_argument("--out", default="data/perception/namer", help="where namer.onnx, namer.json, best.pt go")
-    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--size", type=int, default=64, help="crop size (px)")
+    p.add_argument("--size", type=int, default=48, help="crop size (px)")
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
