@@ -189,3 +189,66 @@ def test_a_people_aware_agent_stops_where_a_bystander_stands_between_it_and_the_
     far.people_aware = True
     far.person_recent = [(far.t, np.array([2.55, 1.6]))]
     assert far._decide() in ("RotateLeft", "RotateRight")
+
+
+def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
+    """Texts RapidOCR gave for the level-1 hint boards: "the" / "is" misread or run into the next word."""
+    furniture = ["bed", "bookshelf", "shelf", "side table", "basket"]
+    assert parse_hint("kate,your skateboard is under :he bed.", furniture) == ("kate", "skateboard", "under", "bed")
+    assert parse_hint("Kate, your skateboardls uncer the bed.", furniture) == ("Kate", "skateboard", "under", "bed")
+    assert parse_hint("Lena, your headphones is in Ihe shelf.", furniture) == ("Lena", "headphones", "in", "shelf")
+    assert parse_hint("Lena, your haadphones is in he shelf.") == ("Lena", "haadphones", "in", "shelf")
+    assert parse_hint("Lena your read phones is in theshelf.") == ("Lena", "read phones", "in", "shelf")
+    assert parse_hint("Zce your guitar is next to the shelf.") == ("Zce", "guitar", "next to", "shelf")
+    # a furniture word close to none of the known names ("ba)": bed 0.4, basket 0.5): not read
+    assert parse_hint("Kate, your skateboard is unve the ba).", furniture) is None
+    assert parse_hint("Kate, your skateboard is unve the ba).") == ("Kate", "skateboard", "under", "ba")
+    for note in ("Water the plants every Monday.", "Call the plumber about the sink.", "Team meeting on Friday at 3 pm."):
+        assert parse_hint(note, furniture) is None
+
+
+def test_a_hints_furniture_is_the_piece_it_names_not_a_longer_one_seen_first():
+    """"shelf" is 0.71 like "bookshelf" (difflib): a named piece is kept, a misread one is corrected."""
+    assert parse_hint("Zoe, your guitar is next to the shelf.", ["bookshelf", "shelf", "sofa"])[3] == "shelf"
+    assert parse_hint("Zoe, your guitar is next to the shelt.", ["bookshelf", "shelf", "sofa"])[3] == "shelf"
+    assert parse_hint("Tony, your bat is under the bod.", ["bed", "bookshelf"])[3] == "bed"
+    from hazard_sim.tasks.doze.agents import FURNITURE_NAMES
+    assert {"shelf", "bookshelf", "bed", "side table"} <= set(FURNITURE_NAMES)
+
+
+def _board_agent():
+    """An h_l3mvn in a 6 m x 6 m room with a whiteboard seen on the wall x = 0, centre (0.05, 3.0)."""
+    from hazard_sim.navigation.grid import GridSpec
+    from hazard_sim.tasks.doze.search import Instance
+    agent = make_agent("h_l3mvn", benchmark="doze/level1")
+    agent.grid = GridSpec((0.0, 0.0, 6.0, 6.0), 0.1)
+    agent.free = np.ones(agent.grid.shape, bool)
+    agent.obst = np.zeros(agent.grid.shape, bool)
+    agent.person_seen_at = np.full(agent.grid.shape, -10 ** 6)
+    agent.person_area = np.zeros(agent.grid.shape, bool)
+    agent.person_recent, agent.t, agent.hint = [], 30, None
+    agent.boards_ok, agent.board_tries, agent.board_visits = set(), {}, {}
+    agent.pose = np.array([4.0, 3.0, 0.0])
+    board = Instance(9, "whiteboard")
+    board.lo, board.hi = np.array([0.04, 2.4, 0.65]), np.array([0.06, 3.6, 1.45])
+    agent.inst = {9: board}
+    return agent
+
+
+def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached():
+    agent = _board_agent()
+    _, dist = agent._dist_field(agent._cost())
+    spot, centre = agent._unread_board(dist)
+    assert np.allclose(spot, [1.05, 3.0]) and np.allclose(centre, [0.05, 3.0])   # 1.0 m in front
+    agent.obst[28:33, 8:13] = True            # a table 1 m in front (x 0.8..1.3, rows are y)
+    agent.board_visits = {}
+    _, dist = agent._dist_field(agent._cost())
+    spot, _ = agent._unread_board(dist)
+    assert np.allclose(spot, [1.85, 3.0])     # 1.4 m and 1.8 m: 1.45 is inside the table's growth
+    dist[:] = np.inf                          # nowhere in front of it can be reached: not a goal
+    dist[agent.grid.to_cell(agent.pose[:2])] = 0.0
+    agent.board_visits = {}
+    assert agent._unread_board(dist) is None
+    _, dist = agent._dist_field(agent._cost())
+    assert agent._unread_board(dist) is not None and agent._unread_board(dist) is not None
+    assert agent.board_visits == {9: 2} and agent._unread_board(dist) is None    # two focus periods, no third
