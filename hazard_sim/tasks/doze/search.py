@@ -82,7 +82,7 @@ class SearchAgent(abc.ABC):
         #: people-aware agents: person id -> [centre seen last, where it stands (anchor), step since it
         #: stands there, step seen last]
         self.person_tracks: dict[int, list] = {}
-        self.person_avoid: list[tuple[int, np.ndarray]] = []  # (step, xy): moving people waited for too long
+        self.person_avoid: dict[int, int] = {}   # person id -> step it was waited for too long (moving)
         self.waited = 0                  # consecutive steps spent waiting for a moving person
         self.inst: dict[int, Instance] = {}
         self.t = 0
@@ -169,9 +169,11 @@ class SearchAgent(abc.ABC):
 
     def _standing(self) -> list[np.ndarray]:
         """Where the people stand who have stayed put for :data:`STILL_STEPS` steps (as last seen: a
-        person out of view is taken to stand there still), and the moving people waited for too long."""
+        person out of view is taken to stand there still), and where the moving people waited for too
+        long (:meth:`_guarded`) were seen last."""
         out = [tr[1] for tr in self.person_tracks.values() if tr[3] - tr[2] >= STILL_STEPS]
-        return out + [p for t, p in self.person_avoid if self.t - t <= AVOID_STEPS]
+        return out + [self.person_tracks[pid][0] for pid, t in self.person_avoid.items()
+                      if self.t - t <= AVOID_STEPS and pid in self.person_tracks]
 
     def _is_standing(self, p: np.ndarray, standing=None) -> bool:
         standing = self._standing() if standing is None else standing
@@ -424,8 +426,8 @@ class SearchAgent(abc.ABC):
 
     def _guarded(self, a: str) -> str:
         """People-aware agents wait (turn away and back) while a moving person is close ahead, at most
-        :data:`WAIT_LIMIT` steps at a time: then that person is an obstacle to plan around for
-        :data:`AVOID_STEPS` steps (a new plan next step).  People standing still are planned around
+        :data:`WAIT_LIMIT` steps at a time: then that person (where seen last) is an obstacle to plan
+        around for :data:`AVOID_STEPS` steps (a new plan next step).  People standing still are planned around
         already (:meth:`_blocked`) and are not waited for."""
         if not self.people_aware:
             return a
@@ -434,10 +436,10 @@ class SearchAgent(abc.ABC):
             return a
         if self.waited >= WAIT_LIMIT:
             f = np.array([math.cos(self.pose[2]), math.sin(self.pose[2])])
-            for t, p in self.person_recent:
-                d = p - self.pose[:2]
-                if self.t - t <= 1 and 0.0 < float(d @ f) < 1.1 and abs(float(d @ [-f[1], f[0]])) < 0.6:
-                    self.person_avoid.append((self.t, p.copy()))
+            for pid, tr in self.person_tracks.items():
+                d = tr[0] - self.pose[:2]
+                if self.t - tr[3] <= 1 and 0.0 < float(d @ f) < 1.1 and abs(float(d @ [-f[1], f[0]])) < 0.6:
+                    self.person_avoid[pid] = self.t
             self.waited = 0
             self.global_goal = None          # plan again, around them
         else:
