@@ -17,7 +17,8 @@ RotateLeft / RotateRight / Done.  They differ in the global goal:
   scene's placement table;
 * ``c_l3mvn``: l3mvn that marks people it has seen as forbidden zones (0.7 m around
   where they were in the last steps) and the areas they walked as high-cost regions,
-  and waits (turns) when a person is close ahead;
+  and waits (turns) when a moving person is close ahead, for a bounded time; a person who
+  stands still is an obstacle (with a safety margin) to plan around, not waited for;
 * ``h_l3mvn``: c_l3mvn that reads whiteboards with RapidOCR (an OCR engine installed
   from a package), turns a note that names the goal ("Tony, your baseball bat is
   under the bed.") into an intermediate goal (the named furniture: go there and look
