@@ -146,6 +146,7 @@ def _agent_at_counter(pose_xy, yaw=math.pi / 2):
     agent.person_area = np.zeros((h, w), bool)
     agent.person_seen_at = np.full((h, w), -10 ** 6)
     agent.person_recent, agent.rejected = [], set()
+    agent.person_tracks, agent.person_avoid, agent.waited = {}, {}, 0
     agent.t, agent.look_around, agent.global_goal = 40, 1, None
     agent.pose = np.array([pose_xy[0], pose_xy[1], yaw])
     agent.target, agent.target_id = np.array([2.5, 2.45]), 7
@@ -189,3 +190,152 @@ def test_a_people_aware_agent_stops_where_a_bystander_stands_between_it_and_the_
     far.people_aware = True
     far.person_recent = [(far.t, np.array([2.55, 1.6]))]
     assert far._decide() in ("RotateLeft", "RotateRight")
+
+
+def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
+    """Texts RapidOCR gave for the level-1 hint boards: "the" / "is" misread or run into the next word."""
+    furniture = ["bed", "bookshelf", "shelf", "side table", "basket"]
+    assert parse_hint("kate,your skateboard is under :he bed.", furniture) == ("kate", "skateboard", "under", "bed")
+    assert parse_hint("Kate, your skateboardls uncer the bed.", furniture) == ("Kate", "skateboard", "under", "bed")
+    assert parse_hint("Lena, your headphones is in Ihe shelf.", furniture) == ("Lena", "headphones", "in", "shelf")
+    assert parse_hint("Lena, your haadphones is in he shelf.") == ("Lena", "haadphones", "in", "shelf")
+    assert parse_hint("Lena your read phones is in theshelf.") == ("Lena", "read phones", "in", "shelf")
+    assert parse_hint("Zce your guitar is next to the shelf.") == ("Zce", "guitar", "next to", "shelf")
+    # a furniture word close to none of the known names ("ba)": bed 0.4, basket 0.5): not read
+    assert parse_hint("Kate, your skateboard is unve the ba).", furniture) is None
+    assert parse_hint("Kate, your skateboard is unve the ba).") == ("Kate", "skateboard", "under", "ba")
+    for note in ("Water the plants every Monday.", "Call the plumber about the sink.", "Team meeting on Friday at 3 pm."):
+        assert parse_hint(note, furniture) is None
+
+
+def test_a_hints_furniture_is_the_piece_it_names_not_a_longer_one_seen_first():
+    """"shelf" is 0.71 like "bookshelf" (difflib): a named piece is kept, a misread one is corrected."""
+    assert parse_hint("Zoe, your guitar is next to the shelf.", ["bookshelf", "shelf", "sofa"])[3] == "shelf"
+    assert parse_hint("Zoe, your guitar is next to the shelt.", ["bookshelf", "shelf", "sofa"])[3] == "shelf"
+    assert parse_hint("Tony, your bat is under the bod.", ["bed", "bookshelf"])[3] == "bed"
+    from hazard_sim.tasks.doze.agents import FURNITURE_NAMES
+    assert {"shelf", "bookshelf", "bed", "side table"} <= set(FURNITURE_NAMES)
+
+
+def _board_agent():
+    """An h_l3mvn in a 6 m x 6 m room with a whiteboard seen on the wall x = 0, centre (0.05, 3.0)."""
+    from hazard_sim.navigation.grid import GridSpec
+    from hazard_sim.tasks.doze.search import Instance
+    agent = make_agent("h_l3mvn", benchmark="doze/level1")
+    agent.grid = GridSpec((0.0, 0.0, 6.0, 6.0), 0.1)
+    agent.free = np.ones(agent.grid.shape, bool)
+    agent.obst = np.zeros(agent.grid.shape, bool)
+    agent.person_seen_at = np.full(agent.grid.shape, -10 ** 6)
+    agent.person_area = np.zeros(agent.grid.shape, bool)
+    agent.person_recent, agent.t, agent.hint = [], 30, None
+    agent.person_tracks, agent.person_avoid, agent.waited = {}, {}, 0
+    agent.boards_ok, agent.board_tries, agent.board_visits = set(), {}, {}
+    agent.pose = np.array([4.0, 3.0, 0.0])
+    board = Instance(9, "whiteboard")
+    board.lo, board.hi = np.array([0.04, 2.4, 0.65]), np.array([0.06, 3.6, 1.45])
+    agent.inst = {9: board}
+    return agent
+
+
+def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached():
+    agent = _board_agent()
+    _, dist = agent._dist_field(agent._cost())
+    spot, centre = agent._unread_board(dist)
+    assert np.allclose(spot, [1.05, 3.0]) and np.allclose(centre, [0.05, 3.0])   # 1.0 m in front
+    agent.obst[28:33, 8:13] = True            # a table 1 m in front (x 0.8..1.3, rows are y)
+    agent.board_visits = {}
+    _, dist = agent._dist_field(agent._cost())
+    spot, _ = agent._unread_board(dist)
+    assert np.allclose(spot, [1.85, 3.0])     # 1.4 m and 1.8 m: 1.45 is inside the table's growth
+    dist[:] = np.inf                          # nowhere in front of it can be reached: not a goal
+    dist[agent.grid.to_cell(agent.pose[:2])] = 0.0
+    agent.board_visits = {}
+    assert agent._unread_board(dist) is None
+    _, dist = agent._dist_field(agent._cost())
+    assert agent._unread_board(dist) is not None and agent._unread_board(dist) is not None
+    assert agent.board_visits == {9: 2} and agent._unread_board(dist) is None    # two focus periods, no third
+
+
+def _people_agent(name="c_l3mvn"):
+    """An agent in a 6 m x 6 m empty room at (1.0, 3.0) facing +x (yaw 0), step 30, nobody seen yet."""
+    from hazard_sim.navigation.grid import GridSpec
+    agent = make_agent(name, benchmark="doze/level1")
+    agent.grid = GridSpec((0.0, 0.0, 6.0, 6.0), 0.1)
+    agent.free = np.ones(agent.grid.shape, bool)
+    agent.obst = np.zeros(agent.grid.shape, bool)
+    agent.person_seen_at = np.full(agent.grid.shape, -10 ** 6)
+    agent.person_area = np.zeros(agent.grid.shape, bool)
+    agent.person_recent, agent.person_tracks, agent.person_avoid = [], {}, {}
+    agent.t, agent.waited, agent.global_goal = 30, 0, None
+    agent.pose = np.array([1.0, 3.0, 0.0])
+    return agent
+
+
+def _see(agent, xy, pid=900):
+    """The agent's step: it sees person ``pid`` with its centre at ``xy``."""
+    xy = np.asarray(xy, float)
+    agent.person_recent = [(agent.t, xy)]
+    agent._track_person(pid, xy)
+
+
+def test_a_person_who_stays_put_is_an_obstacle_to_plan_around_not_a_person_to_wait_for():
+    """Level 1's people never move: after 3 steps at one place (within 0.3 m) a person is planned around
+    with a 0.65 m clearance (a collision is 0.61 m between centres) instead of waited for."""
+    agent = _people_agent()
+    near, margin, open_ = (30, 25), (30, 27), (30, 31)      # cell centres 0.55, 0.75 and 1.15 m from the person
+    _see(agent, (2.0, 3.0))                                   # t 30: first seen, 1.0 m ahead
+    assert agent._standing() == []
+    assert agent._guarded("MoveAhead") == "RotateLeft"        # moving, as far as the robot knows: wait
+    cost = agent._cost()
+    assert np.isfinite(cost[near]) and cost[near] == 60.0   # the forbidden zone (7 cells around it)
+    for t, jitter in ((31, (2.2, 3.0)), (32, (2.0, 2.85)), (33, (2.1, 3.0))):   # the view shifts its centre
+        agent.t = t
+        _see(agent, jitter)
+    assert len(agent._standing()) == 1 and np.allclose(agent._standing()[0], [2.0, 3.0])   # the first place
+    cost = agent._cost()
+    assert cost[near] == np.inf and cost[margin] == 6.0 and cost[open_] == 1.0
+    assert agent._guarded("MoveAhead") == "MoveAhead" and agent.waited == 0   # not waited for
+    path = agent._path_to([agent.grid.to_cell((3.5, 3.0))])  # to the far side: around the person
+    assert path is not None
+    assert min(np.linalg.norm(p - [2.0, 3.0]) for p in path) > 0.65
+    agent.t = 34
+    _see(agent, (2.5, 3.0))                                   # 0.5 m on: walking again
+    assert agent._standing() == [] and agent._cost()[near] == 60.0
+
+
+def test_waiting_for_a_moving_person_is_bounded():
+    """A person moving about ahead (0.4 m a step, never 3 steps in one place) is waited for (turning away
+    and back) for 6 steps; then they are an obstacle to plan around for 12 steps, wherever they are seen,
+    and the robot goes on: no wait lasts for ever."""
+    agent = _people_agent()
+    agent.global_goal = np.array([5.0, 3.0])
+    pacing = [(1.8, 2.8), (1.8, 3.2)]
+    turns = []
+    for k in range(6):
+        agent.t = 30 + k
+        _see(agent, pacing[k % 2])
+        assert agent._standing() == []
+        turns.append(agent._guarded("MoveAhead"))
+    assert turns == ["RotateLeft", "RotateRight"] * 3 and agent.waited == 6    # back to the heading each time
+    agent.t = 36
+    _see(agent, pacing[0])
+    assert agent._guarded("MoveAhead") == "RotateRight"      # the 7th: plan around them from now on
+    assert agent.waited == 0 and agent.global_goal is None and agent.person_avoid == {900: 36}
+    assert agent._cost()[agent.grid.to_cell((1.8, 2.8))] == np.inf
+    agent.t = 37
+    _see(agent, pacing[1])                                    # moved on: planned around where they are now
+    assert agent._guarded("MoveAhead") == "MoveAhead"
+    assert agent._cost()[agent.grid.to_cell((1.8, 3.2))] == np.inf
+    assert np.isfinite(agent._cost()[agent.grid.to_cell((1.8, 2.5))])          # 0.7 m from them now
+    agent.t = 36 + 13                                         # 13 steps after: waited for again
+    _see(agent, pacing[0])
+    assert agent._standing() == [] and agent._guarded("MoveAhead") == "RotateLeft"
+
+
+def test_agents_that_ignore_people_are_untouched_by_the_people_rules():
+    agent = _people_agent("l3mvn")
+    for t in range(30, 35):
+        agent.t = t
+        _see(agent, (2.0, 3.0))
+    assert agent._guarded("MoveAhead") == "MoveAhead" and agent.waited == 0
+    assert np.all(agent._cost() == 1.0) and not agent._blocked().any()

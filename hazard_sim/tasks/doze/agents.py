@@ -17,7 +17,8 @@ RotateLeft / RotateRight / Done.  They differ in the global goal:
   scene's placement table;
 * ``c_l3mvn``: l3mvn that marks people it has seen as forbidden zones (0.7 m around
   where they were in the last steps) and the areas they walked as high-cost regions,
-  and waits (turns) when a person is close ahead;
+  and waits (turns) when a moving person is close ahead, for a bounded time; a person who
+  stands still is an obstacle (with a safety margin) to plan around, not waited for;
 * ``h_l3mvn``: c_l3mvn that reads whiteboards with RapidOCR (an OCR engine installed
   from a package), turns a note that names the goal ("Tony, your baseball bat is
   under the bed.") into an intermediate goal (the named furniture: go there and look
@@ -40,8 +41,9 @@ import math
 import numpy as np
 
 from hazard_sim.agents import register_agent
-from hazard_sim.tasks.doze.goal_language import parse_hint
+from hazard_sim.tasks.doze.goal_language import HINT_RE, parse_hint
 from hazard_sim.tasks.doze.home_knowledge import FURNITURE_ROOM, HOME_ROOMS, context_rooms, goal_rooms
+from hazard_sim.tasks.doze.house_layout import ROOM_FURNITURE
 from hazard_sim.tasks.doze.ocr import ocr_text, upscale
 from hazard_sim.tasks.doze.search import CELL, SearchAgent
 
@@ -68,6 +70,14 @@ class FrontierAgent(SearchAgent):
             return RandomAgent.choose_global_goal(self, cost, dist)
         return self.grid.to_world(min(goals, key=lambda g: g[0])[1])
 
+
+#: furniture names a note can mention (the library's furniture categories, as a detector's class list):
+#: a note's furniture word is read against these and the labels seen, so "shelf" is not taken for a
+#: "bookshelf" because no shelf has been seen yet
+FURNITURE_NAMES = tuple(sorted({c for cats in ROOM_FURNITURE.values() for c in cats} | set(FURNITURE_ROOM)))
+#: m in front of a whiteboard the robot may read it from, nearest first (furniture may stand at 1 m)
+READ_DISTANCES = (1.0, 1.4, 1.8, 0.8)
+FOCUS_STEPS = 60             # steps spent going to / facing a board before it is given a rest
 
 DISTANCE_COST = 0.02         # probability per metre: 0.1 more probability is worth a 5 m detour
 
@@ -138,10 +148,15 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
             if max(crop.shape[:2]) < 384:           # OCR works on larger glyphs: upscale
                 crop = upscale(crop, int(math.ceil(384 / max(crop.shape[:2]))))
             text = ocr_text(crop)
-            furniture = sorted({i.label.lower() for i in self.inst.values() if i.label != "whiteboard"})
+            furniture = sorted(set(FURNITURE_NAMES) |
+                               {i.label.lower() for i in self.inst.values() if i.label != "whiteboard"})
             note = parse_hint(text, furniture)
-            if note is not None or w >= 140:               # read (a hint, or another note from up close)
-                self.boards_ok.add(bid)
+            key = "".join(ch for ch in text.lower() if ch.isalnum())
+            seen_texts = self.board_texts.setdefault(bid, set())
+            again = len(key) >= 12 and key in seen_texts and not HINT_RE.search(text)
+            seen_texts.add(key)
+            if note is not None or w >= 140 or again:      # read (a hint, another note from up close, or
+                self.boards_ok.add(bid)                      # the same words twice)
             if note is None:
                 continue
             owner, kind, rel, furn = note
@@ -152,6 +167,12 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
                 self.hint = (rel, furn)
                 self.target, self.target_id = None, None    # re-decide with the hint
                 self.global_goal = None
+
+    def reset(self, obs, info):
+        self.board_texts: dict[int, set] = {}     # board -> texts read there (alphanumerics, lower case)
+        self.board_visits: dict[int, int] = {}    # board -> focus periods spent on it
+        self.board_focus = None
+        super().reset(obs, info)
 
     def _find_goal(self):
         # someone's thing ("Tony's helmet"): the first one seen may be another's; look for a note first
@@ -176,9 +197,12 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
                     cells = self._cells_near(best[1].center[:2], 1.0)
                     c = min((c for c in cells if np.isfinite(dist[c])), key=lambda c: dist[c])
                     return self.grid.to_world(c)
-        if getattr(self, "board_focus", None) is not None and self.t - self.board_since < 60:
-            return self.board_spot                       # keep going to the board being read
-        spot = self._unread_board()
+        if getattr(self, "board_focus", None) is not None:
+            if self.t - self.board_since < FOCUS_STEPS and self.board_bid not in self.boards_ok \
+                    and np.isfinite(dist[self.grid.to_cell(self.board_spot)]):
+                return self.board_spot                   # keep going to the board being read
+            self.board_focus = None
+        spot = self._unread_board(dist)
         if spot is not None and self.goal.owner:
             self.board_spot, self.board_focus = spot
             self.board_since = self.t
@@ -193,27 +217,36 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
             err = (math.atan2(d[1], d[0]) - self.pose[2] + math.pi) % (2 * math.pi) - math.pi
             if abs(err) > math.radians(15):
                 return "RotateLeft" if err > 0 else "RotateRight"
-            if self.board_tries.get(self.board_bid) or self.t - self.board_since >= 60:
+            if self.board_tries.get(self.board_bid) or self.t - self.board_since >= FOCUS_STEPS:
                 self.board_focus = None
                 self.global_goal = None
             else:
                 return "RotateLeft" if err > 0 else "RotateRight"
         return super()._decide()
 
-    def _unread_board(self):
-        """A seen whiteboard that could not be read yet: a place 1.2 m in front of it."""
+    def _unread_board(self, dist):
+        """A seen whiteboard that could not be read yet: (a reachable free place in front of it, its
+        centre), or None.  A board gets at most two focus periods: one that ends without a read
+        (no reading spot reached, or the board never seen whole from it) counts."""
         if self.hint is not None:
             return None
+        blocked = self._blocked()
         for bid, inst in self.inst.items():
-            if inst.label == "whiteboard" and bid not in self.boards_ok and len(self.board_tries.get(bid, ())) < 6:
-                ext = inst.hi - inst.lo
-                c = inst.center[:2]
-                normal_axis = int(np.argmin(ext[:2]))
-                n = np.zeros(2)
-                n[normal_axis] = 1.0 if self.pose[normal_axis] > c[normal_axis] else -1.0
-                spot = c + 1.0 * n
-                if not self._blocked()[self.grid.to_cell(spot)] and np.linalg.norm(spot - self.pose[:2]) > 0.4:
+            if inst.label != "whiteboard" or bid in self.boards_ok or len(self.board_tries.get(bid, ())) >= 6:
+                continue
+            if self.board_visits.get(bid, 0) >= 2:
+                continue
+            ext = inst.hi - inst.lo
+            c = inst.center[:2]
+            normal_axis = int(np.argmin(ext[:2]))
+            n = np.zeros(2)
+            n[normal_axis] = 1.0 if self.pose[normal_axis] > c[normal_axis] else -1.0
+            for r in READ_DISTANCES:
+                spot = c + r * n
+                cell = self.grid.to_cell(spot)
+                if not blocked[cell] and np.isfinite(dist[cell]) and np.linalg.norm(spot - self.pose[:2]) > 0.4:
                     self.board_bid = bid
+                    self.board_visits[bid] = self.board_visits.get(bid, 0) + 1
                     return spot, c
         return None
 

@@ -106,8 +106,9 @@ class EmbedCache:
         return np.array([self.cache[t] for t in texts])
 
 
-HINT_RE = re.compile(r"(?:(?P<owner>[A-Za-z]+)\W+)?y\w*r\s+(?P<kind>.+?)\s+is\s+(?P<rel>.+?)\s+the\s+(?P<furn>.+?)\W*$",
-                     re.I)
+HINT_RE = re.compile(r"(?:(?P<owner>[A-Za-z]+)\W+)?\by\w{1,3}r\b\W*(?P<rest>.+)$", re.I)
+#: what OCR makes of "is" and "the" on the robot's crops ("Is", "ls", "1s"; "Ihe", ":he", "he", "tha")
+IS_WORDS = ("is", "ls", "1s", "js")
 
 
 def _close(word: str, options, cutoff: float = 0.6):
@@ -116,17 +117,51 @@ def _close(word: str, options, cutoff: float = 0.6):
     return m[0] if m else None
 
 
+def _is_the(word: str) -> bool:
+    import difflib
+    w = re.sub(r"[^a-z0-9]", "", word.lower())
+    return w == "the" or (len(w) >= 2 and difflib.SequenceMatcher(None, w, "the").ratio() >= 0.65)
+
+
 def parse_hint(text: str, furniture=()):
     """A whiteboard note "Tony, your baseball bat is under the bed." -> (owner, kind, relation, furniture),
-    tolerant of OCR slips (relation and furniture matched to the closest known words)."""
+    tolerant of OCR slips: "your", "is" and "the" misread or run into the next word ("skateboardls
+    uncer", "in theshelf", ":he bed"), the relation and the furniture matched to the closest known
+    words (a furniture word that names a piece in ``furniture`` itself is kept: "shelf" stays "shelf"
+    however close "bookshelf" is).  With ``furniture`` given, a note whose furniture word is close to
+    none of them is not read (None)."""
     t = " ".join(text.replace("\n", " ").split())
     m = HINT_RE.search(t)
     if not m:
         return None
-    rel = _close(m.group("rel"), RELATIONS, 0.4)
-    furn = m.group("furn").lower().strip()
-    if furniture:
-        furn = _close(furn, furniture, 0.5) or furn
+    words = [w for w in (re.sub(r"^\W+|\W+$", "", w) for w in m.group("rest").split()) if w]
+    # "is": a word of its own, or glued to the end of the thing's name ("skateboardls")
+    k = next((i for i, w in enumerate(words) if i > 0 and w.lower() in IS_WORDS), None)
+    if k is None:
+        k = next((i for i, w in enumerate(words) if len(w) > 4 and w[-2:].lower() in IS_WORDS), None)
+        if k is None:
+            return None
+        words = words[:k] + [words[k][:-2], "is"] + words[k + 1:]
+        k += 1
+    kind, after = words[:k], words[k + 1:]
+    if not kind or not after:
+        return None
+    if len(after) >= 2 and _close(" ".join(after[:2]), ("next to",), 0.7):
+        rel, after = "next to", after[2:]
+    else:
+        rel, after = _close(after[0], RELATIONS, 0.4), after[1:]
     if rel is None:
         return None
-    return (m.group("owner") or ""), m.group("kind").lower(), rel, furn
+    if after and _is_the(after[0]):
+        after = after[1:]
+    elif after and len(after[0]) > 4 and after[0].lower().startswith("the"):
+        after = [after[0][3:]] + after[1:]              # "theshelf"
+    if not after:
+        return None
+    furn = " ".join(after).lower()
+    known = [str(f).lower() for f in furniture]
+    if known and furn not in known:
+        furn = _close(furn, known, 0.6)
+        if furn is None:
+            return None                 # no furniture the robot could look for: read the board again
+    return (m.group("owner") or ""), " ".join(kind).lower(), rel, furn

@@ -28,6 +28,15 @@ TARGET_BUMPS = 8             # blocked moves while approaching a goal before it 
 REPLAN_EVERY = 25
 FREE_AROUND = 0.2            # m around the robot kept free in its planning map
 MIN_FRONTIER = 0.5           # m: a frontier closer than this is not a global goal
+# people-aware agents (``people_aware``): a person who stays put is an obstacle to plan around, one
+# who moves is a forbidden zone to wait for, for a bounded time
+STILL_TOLERANCE = 0.3        # m a person's observed centre may shift (view, noise) and still count as not moving
+STILL_STEPS = 3              # steps a person stays within STILL_TOLERANCE before it counts as standing still
+PERSON_CLEARANCE = 0.65      # m around a standing person's centre the robot's centre keeps out of (a collision
+                             # is a gap <= 0.2 m: 0.18 robot + 0.23 person + 0.2 = 0.61 m between centres)
+PERSON_MARGIN = 0.9          # m: ... and is dear (cost 6) out to this distance
+WAIT_LIMIT = 6               # steps of waiting for a moving person ahead before planning around them
+AVOID_STEPS = 12             # steps a person waited for that long stays an obstacle to plan around
 
 
 class Instance:
@@ -70,6 +79,11 @@ class SearchAgent(abc.ABC):
         self.person_recent: list[tuple[int, np.ndarray]] = []
         self.person_area = np.zeros((h, w), bool)
         self.person_seen_at = np.full((h, w), -10 ** 6)     # step a person was last seen in a cell
+        #: people-aware agents: person id -> [centre seen last, where it stands (anchor), step since it
+        #: stands there, step seen last]
+        self.person_tracks: dict[int, list] = {}
+        self.person_avoid: dict[int, int] = {}   # person id -> step it was waited for too long (moving)
+        self.waited = 0                  # consecutive steps spent waiting for a moving person
         self.inst: dict[int, Instance] = {}
         self.t = 0
         self.global_goal = None
@@ -123,6 +137,8 @@ class SearchAgent(abc.ABC):
             c = pts[sel, :2].mean(0)
             self.person_recent.append((self.t, c))
             self.person_area[self.grid.to_cell(c)] = True
+            if self.people_aware:
+                self._track_person(int(pid), c)
         # instances seen
         for iid in np.unique(ids):
             iid = int(iid)
@@ -143,6 +159,25 @@ class SearchAgent(abc.ABC):
             if lab != "whiteboard":
                 self.goal.match_label(lab)
         self.last_obs = obs
+
+    def _track_person(self, pid: int, c: np.ndarray):
+        tr = self.person_tracks.get(pid)
+        if tr is None or np.linalg.norm(c - tr[1]) > STILL_TOLERANCE:
+            self.person_tracks[pid] = [c, c, self.t, self.t]     # first seen, or moved: a new anchor
+        else:
+            tr[0], tr[3] = c, self.t
+
+    def _standing(self) -> list[np.ndarray]:
+        """Where the people stand who have stayed put for :data:`STILL_STEPS` steps (as last seen: a
+        person out of view is taken to stand there still), and where the moving people waited for too
+        long (:meth:`_guarded`) were seen last."""
+        out = [tr[1] for tr in self.person_tracks.values() if tr[3] - tr[2] >= STILL_STEPS]
+        return out + [self.person_tracks[pid][0] for pid, t in self.person_avoid.items()
+                      if self.t - t <= AVOID_STEPS and pid in self.person_tracks]
+
+    def _is_standing(self, p: np.ndarray, standing=None) -> bool:
+        standing = self._standing() if standing is None else standing
+        return any(np.linalg.norm(p - q) <= STILL_TOLERANCE for q in standing)
 
     # -------------------------------------------------------- goal recognition
     def _relation_ok(self, inst: Instance) -> bool | None:
@@ -199,6 +234,9 @@ class SearchAgent(abc.ABC):
         if self.person_memory is not None:
             obst = obst | (self.t - self.person_seen_at <= self.person_memory)
         b = inflate(obst, 0.2, CELL)
+        if self.people_aware:                # people standing still: obstacles with their safety margin
+            for p in self._standing():
+                b |= self._disc(p, PERSON_CLEARANCE)
         # the robot's own footprint is free (as SemExp / L3MVN clear the agent's cells), so an
         # agent next to a person it mapped can plan its way out
         b[inflate(self._here(), FREE_AROUND, CELL)] = False
@@ -213,12 +251,20 @@ class SearchAgent(abc.ABC):
         cost = np.where(self._blocked(), np.inf, 1.0)
         if self.people_aware:
             cost[inflate(self.person_area, 0.4, CELL) & np.isfinite(cost)] = 6.0
+            standing = self._standing()
+            for p in standing:
+                cost[self._disc(p, PERSON_MARGIN) & np.isfinite(cost)] = 6.0
             for _, p in self.person_recent:
+                if self._is_standing(p, standing):
+                    continue                 # planned around (:meth:`_blocked`), not a zone to wait out
                 i, j = self.grid.to_cell(p)
                 r = 7
                 cost[max(i - r, 0):i + r + 1, max(j - r, 0):j + r + 1] = 60.0
         cost[self.grid.to_cell(self.pose[:2])] = 1.0
         return cost
+
+    def _disc(self, xy, r) -> np.ndarray:
+        return np.linalg.norm(self.grid.centres() - np.asarray(xy, float), axis=-1) <= r
 
     def _dist_field(self, cost):
         mcp = MCP_Geometric(cost, fully_connected=True)
@@ -285,11 +331,14 @@ class SearchAgent(abc.ABC):
             return "RotateLeft" if err > 0 else "RotateRight"
         return "MoveAhead"
 
-    def _person_ahead(self) -> bool:
+    def _person_ahead(self, moving_only: bool = False) -> bool:
+        """A person seen in the last step within 1.1 m ahead and 0.6 m aside; ``moving_only``: one that
+        is not standing still (:meth:`_standing`)."""
         x, y, yaw = self.pose
         f = np.array([math.cos(yaw), math.sin(yaw)])
+        standing = self._standing() if moving_only else ()
         for t, p in self.person_recent:
-            if self.t - t > 1:
+            if self.t - t > 1 or (moving_only and self._is_standing(p, standing)):
                 continue
             d = p - self.pose[:2]
             ahead = float(d @ f)
@@ -376,9 +425,26 @@ class SearchAgent(abc.ABC):
         return self.grid.to_world(cells[int(self.rng.integers(len(cells)))])
 
     def _guarded(self, a: str) -> str:
-        if self.people_aware and a == "MoveAhead" and self._person_ahead():
-            return "RotateLeft" if self.rng.random() < 0.5 else "RotateRight"
-        return a
+        """People-aware agents wait (turn away and back) while a moving person is close ahead, at most
+        :data:`WAIT_LIMIT` steps at a time: then that person (where seen last) is an obstacle to plan
+        around for :data:`AVOID_STEPS` steps (a new plan next step).  People standing still are planned around
+        already (:meth:`_blocked`) and are not waited for."""
+        if not self.people_aware:
+            return a
+        if a != "MoveAhead" or not self._person_ahead(moving_only=True):
+            self.waited = 0
+            return a
+        if self.waited >= WAIT_LIMIT:
+            f = np.array([math.cos(self.pose[2]), math.sin(self.pose[2])])
+            for pid, tr in self.person_tracks.items():
+                d = tr[0] - self.pose[:2]
+                if self.t - tr[3] <= 1 and 0.0 < float(d @ f) < 1.1 and abs(float(d @ [-f[1], f[0]])) < 0.6:
+                    self.person_avoid[pid] = self.t
+            self.waited = 0
+            self.global_goal = None          # plan again, around them
+        else:
+            self.waited += 1
+        return "RotateLeft" if self.waited % 2 else "RotateRight"
 
     def _cells_near(self, xy, r):
         c = self.grid.centres()
