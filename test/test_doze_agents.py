@@ -339,3 +339,22 @@ def test_agents_that_ignore_people_are_untouched_by_the_people_rules():
         _see(agent, (2.0, 3.0))
     assert agent._guarded("MoveAhead") == "MoveAhead" and agent.waited == 0
     assert np.all(agent._cost() == 1.0) and not agent._blocked().any()
+
+
+def test_instance_label_is_the_one_with_most_pixels_behind_it():
+    """A detector may name one object differently from view to view: the remembered label is
+    the one seen over the most pixels (ground truth never changes it)."""
+    from hazard_sim.tasks.doze.search import Instance
+    inst = Instance(7, "object")
+    inst.vote("object", 12)                 # far away: the namer was unsure
+    assert inst.label == "object"
+    inst.vote("cereal box", 30)             # nearer: named
+    assert inst.label == "cereal box"
+    inst.vote("tissue box", 20)             # one wrong view does not undo it
+    assert inst.label == "cereal box" and inst.votes == {"object": 12, "cereal box": 30, "tissue box": 20}
+    inst.vote("tissue box", 11)             # 31 > 30
+    assert inst.label == "tissue box"
+    gt = Instance(8, "mug")
+    for _ in range(3):
+        gt.vote("mug", 5)
+    assert gt.label == "mug" and gt.votes == {"mug": 15}

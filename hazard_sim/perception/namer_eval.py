@@ -44,19 +44,19 @@ def _match(det_boxes, det_scores, gt_boxes, iou_thr: float = 0.5) -> np.ndarray:
 
 
 def evaluate(root, detector, namer_path, benchmark: str, score: float = 0.25, limit: int | None = None,
-             log=print) -> dict:
+             log=print, split: str = "val", min_score: float | None = None) -> dict:
     from PIL import Image
 
     from hazard_sim.perception.evaluation import _benchmark_of, load_heldout, onnx_predictor
     from hazard_sim.perception.namer import Namer
     root = Path(root)
-    frames, objs = load_heldout(root)
+    frames, objs = load_heldout(root, split)
     frames = [f for f in frames if _benchmark_of(f).startswith(benchmark)]
     if not frames:
         raise ValueError(f"no held-out frames of {benchmark!r} in {root}")
     frames = frames[:limit] if limit else frames
     predict = onnx_predictor(detector, conf=score)
-    namer = Namer(namer_path)
+    namer = Namer(namer_path, min_score=min_score)
     rows = []
     for n, f in enumerate(frames):
         rgb = np.asarray(Image.open(root / f).convert("RGB"))
@@ -81,7 +81,7 @@ def evaluate(root, detector, namer_path, benchmark: str, score: float = 0.25, li
                          "known_kind": o["label"] in namer.classes})
         if (n + 1) % 100 == 0:
             log(f"[namer-eval] {n + 1}/{len(frames)} frames")
-    return summarise(rows, benchmark, len(frames))
+    return {**summarise(rows, benchmark, len(frames)), "split": split, "min_score": namer.min_score}
 
 
 def summarise(rows: list[dict], benchmark: str, frames: int) -> dict:
@@ -102,7 +102,8 @@ def summarise(rows: list[dict], benchmark: str, frames: int) -> dict:
 def markdown(rep: dict) -> str:
     def pct(a, b):
         return f"{100 * a / b:.1f} % ({a}/{b})" if b else "-"
-    lines = [f"Held-out frames of `{rep['benchmark']}`: {rep['frames']}; objects the namer names: "
+    lines = [f"Frames ({rep.get('split', 'val')}) of `{rep['benchmark']}`: {rep['frames']}; namer threshold "
+             f"{rep.get('min_score', '-')}; objects the namer names: "
              f"{rep['all']['objects']} ({rep['all']['known_kind']} of kinds it was trained on).", "",
              "| size (px) | objects | detected | detected and named right | named wrong "
              "| named right from the true box |",
@@ -123,12 +124,15 @@ def add_args(p) -> None:
     p.add_argument("--namer", default="data/perception/namer/namer.onnx")
     p.add_argument("--score", type=float, default=0.25, help="minimum detection score")
     p.add_argument("--limit", type=int, default=None, help="only the first N frames")
+    p.add_argument("--split", default="val", help="val (held-out frames) or train")
+    p.add_argument("--min-score", type=float, default=None, help="the namer's threshold (default: its own)")
     p.add_argument("--out", help="report path (writes .json and .md)")
 
 
 def run(a) -> int:
     try:
-        rep = evaluate(a.data, a.weights, a.namer, a.benchmark, a.score, a.limit)
+        rep = evaluate(a.data, a.weights, a.namer, a.benchmark, a.score, a.limit, split=a.split,
+                       min_score=a.min_score)
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

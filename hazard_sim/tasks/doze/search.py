@@ -40,7 +40,11 @@ AVOID_STEPS = 12             # steps a person waited for that long stays an obst
 
 
 class Instance:
-    __slots__ = ("id", "label", "lo", "hi", "n", "rgb", "last")
+    """What the agent remembers of one instance: its label, its 3-D extent, pixel count,
+    colours. ``votes``: pixels seen under each label; a detector may name one object
+    differently from view to view (far and small, near and large), and the label is the one
+    with the most pixels behind it (with ground truth a label never changes)."""
+    __slots__ = ("id", "label", "lo", "hi", "n", "rgb", "last", "votes")
 
     def __init__(self, iid, label):
         self.id, self.label = iid, label
@@ -48,6 +52,12 @@ class Instance:
         self.n = 0
         self.rgb = np.zeros((0, 3), np.uint8)
         self.last = 0
+        self.votes: dict[str, int] = {}
+
+    def vote(self, label: str, pixels: int) -> None:
+        self.votes[label] = self.votes.get(label, 0) + int(pixels)
+        if label != self.label:
+            self.label = max(self.votes, key=self.votes.get)
 
     @property
     def center(self):
@@ -149,6 +159,8 @@ class SearchAgent(abc.ABC):
             inst = self.inst.get(iid)
             if inst is None:
                 inst = self.inst[iid] = Instance(iid, lab)
+            inst.vote(lab, int(sel.sum()))
+            lab = inst.label
             p = pts[sel]
             inst.lo = np.minimum(inst.lo, p.min(0))
             inst.hi = np.maximum(inst.hi, p.max(0))
