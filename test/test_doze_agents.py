@@ -204,7 +204,8 @@ def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
     # a furniture word close to none of the known names ("ba)": bed 0.4, basket 0.5): not read
     assert parse_hint("Kate, your skateboard is unve the ba).", furniture) is None
     assert parse_hint("Kate, your skateboard is unve the ba).") == ("Kate", "skateboard", "under", "ba")
-    for note in ("Water the plants every Monday.", "Call the plumber about the sink.", "Team meeting on Friday at 3 pm."):
+    for note in ("Water the plants every Monday.", "Call the plumber about the sink.",
+                 "Team meeting on Friday at 3 pm."):
         assert parse_hint(note, furniture) is None
 
 

@@ -23,14 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "data" / "perception" / "namer" / "namer.onnx"
 
 
-def _yolo_python():
-    for base in (os.environ.get("VENV_YOLO"), ROOT / ".venv-yolo"):
-        if base and (Path(base) / "bin" / "python").exists():
-            return str(Path(base) / "bin" / "python")
-    return None
-
-
-PY = _yolo_python()
+from test_perception_train import PY  # noqa: E402  (the ultralytics environment's python, or None)
 
 
 def test_crop_square_is_the_box_with_its_margin_by_hand():

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import helpers
 import numpy as np
@@ -426,14 +427,16 @@ def test_esar_reporter_turns_perception_into_reports(ros_context):
         node.destroy_node()
 
 
-def test_perception_node_runs_the_onnx_detector(ros_context):
-    """detector:=onnx with the tiny test graph (test/data): on a red 64 x 48 frame it reports
-    the graph's red-thing boxes, mapped back through the letterbox, in the image's header."""
-    from pathlib import Path
-    weights = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
+TINY_DETECTOR = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
+
+
+def _onnx_node_on_a_red_frame(ros_context, extra=(), check=None):
+    """A perception node with the tiny test detector (and ``extra`` parameters) fed one red
+    64 x 48 frame; returns (the node, its Detection2DArray, the frame's stamp and frame id).
+    ``check(node)`` runs once the node is up."""
     perc = PerceptionNode(context=ros_context, parameter_overrides=[
-        Parameter("detector", value="onnx"), Parameter("weights", value=str(weights)),
-        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True)])
+        Parameter("detector", value="onnx"), Parameter("weights", value=str(TINY_DETECTOR)),
+        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True), *extra])
     feeder = Feeder(ros_context)
     ex = SingleThreadedExecutor(context=ros_context)
     for n in (perc, feeder.node):
@@ -441,7 +444,8 @@ def test_perception_node_runs_the_onnx_detector(ros_context):
     try:
         pubs = [feeder.cam["camera/color/image_raw"], feeder.cam["camera/depth/image_raw"], feeder.info]
         assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs))
-        assert not perc.detector.needs_segmentation and perc.detector.classes is None
+        if check is not None:
+            check(perc)
         stamp, f = conv.stamp_from_frame(1), "camera_optical_frame"
         _, depth, _, _ = scene()
         red = np.zeros((CAM.height, CAM.width, 3), np.uint8)
@@ -450,19 +454,27 @@ def test_perception_node_runs_the_onnx_detector(ros_context):
         feeder.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
         feeder.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
         assert spin_until(ex, lambda: feeder.got["det2d"])
-        d2 = feeder.got["det2d"][-1]
-        assert stamp_of(d2) == conv.time_to_ns(stamp) and d2.header.frame_id == f
-        # 64 x 48 letterboxed into 64 x 64 with 8 grey rows above: the red mean is (48 * 255 + 16 * 114) / 64 / 255
-        got = [(d.results[0].hypothesis.class_id, round(d.results[0].hypothesis.score, 4),
-                d.bbox.center.position.x, d.bbox.center.position.y) for d in d2.detections]
-        red_mean = (48 * 255 + 16 * 114) / 64 / 255
-        assert got == [("red thing", round(0.9 * red_mean, 4), 15.5, 7.5),
-                       ("red thing", round(0.7 * red_mean, 4), 47.5, 31.5)]
-        assert all(d.id == "" for d in d2.detections)
+        return perc, feeder.got["det2d"][-1], stamp, f
     finally:
         ex.shutdown()
         for n in (perc, feeder.node):
             n.destroy_node()
+
+
+def test_perception_node_runs_the_onnx_detector(ros_context):
+    """detector:=onnx with the tiny test graph (test/data): on a red 64 x 48 frame it reports
+    the graph's red-thing boxes, mapped back through the letterbox, in the image's header."""
+    def check(perc):
+        assert not perc.detector.needs_segmentation and perc.detector.classes is None
+    _, d2, stamp, f = _onnx_node_on_a_red_frame(ros_context, check=check)
+    assert stamp_of(d2) == conv.time_to_ns(stamp) and d2.header.frame_id == f
+    # 64 x 48 letterboxed into 64 x 64 with 8 grey rows above: the red mean is (48 * 255 + 16 * 114) / 64 / 255
+    got = [(d.results[0].hypothesis.class_id, round(d.results[0].hypothesis.score, 4),
+            d.bbox.center.position.x, d.bbox.center.position.y) for d in d2.detections]
+    red_mean = (48 * 255 + 16 * 114) / 64 / 255
+    assert got == [("red thing", round(0.9 * red_mean, 4), 15.5, 7.5),
+                   ("red thing", round(0.7 * red_mean, 4), 47.5, 31.5)]
+    assert all(d.id == "" for d in d2.detections)
 
 
 def test_perception_node_names_detections_with_a_namer(ros_context, tmp_path):
@@ -470,39 +482,17 @@ def test_perception_node_names_detections_with_a_namer(ros_context, tmp_path):
     class, and to always name) turns the tiny detector's "red thing"s into kinds it knows; the
     node's published vocabulary holds those kinds."""
     import shutil
-    from pathlib import Path
     shipped = Path(__file__).resolve().parents[1] / "data" / "perception" / "namer" / "namer.onnx"
     if not shipped.is_file():
         pytest.skip("no shipped namer")
     shutil.copy(shipped, tmp_path / "namer.onnx")
     desc = json.loads(shipped.with_suffix(".json").read_text())
     (tmp_path / "namer.json").write_text(json.dumps(dict(desc, renames=["red thing"], min_score=0.0)))
-    weights = Path(__file__).parent / "data" / "tiny_yolo_detect.onnx"
-    perc = PerceptionNode(context=ros_context, parameter_overrides=[
-        Parameter("detector", value="onnx"), Parameter("weights", value=str(weights)),
-        Parameter("namer", value=str(tmp_path / "namer.onnx")),
-        Parameter("wait_for_task", value=False), Parameter("lockstep", value=True)])
-    feeder = Feeder(ros_context)
-    ex = SingleThreadedExecutor(context=ros_context)
-    for n in (perc, feeder.node):
-        ex.add_node(n)
-    try:
-        pubs = [feeder.cam["camera/color/image_raw"], feeder.cam["camera/depth/image_raw"], feeder.info]
-        assert spin_until(ex, lambda: all(p.get_subscription_count() >= 1 for p in pubs))
+
+    def check(perc):
         assert set(desc["classes"]) <= set(perc._vocabulary())
-        stamp, f = conv.stamp_from_frame(1), "camera_optical_frame"
-        _, depth, _, _ = scene()
-        red = np.zeros((CAM.height, CAM.width, 3), np.uint8)
-        red[..., 0] = 255
-        feeder.cam["camera/color/image_raw"].publish(conv.to_ros_image(red, stamp, f))
-        feeder.cam["camera/depth/image_raw"].publish(conv.to_ros_image(depth, stamp, f))
-        feeder.info.publish(conv.to_ros_camera_info(K, CAM.width, CAM.height, stamp, f))
-        assert spin_until(ex, lambda: feeder.got["det2d"])
-        d2 = feeder.got["det2d"][-1]
-        labels = [d.results[0].hypothesis.class_id for d in d2.detections]
-        assert len(labels) == 2 and all(lab in desc["classes"] for lab in labels), labels
-        assert perc.detector.stats["named"] == 2
-    finally:
-        ex.shutdown()
-        for n in (perc, feeder.node):
-            n.destroy_node()
+    perc, d2, _, _ = _onnx_node_on_a_red_frame(
+        ros_context, [Parameter("namer", value=str(tmp_path / "namer.onnx"))], check)
+    labels = [d.results[0].hypothesis.class_id for d in d2.detections]
+    assert len(labels) == 2 and all(lab in desc["classes"] for lab in labels), labels
+    assert perc.detector.stats["named"] == 2

@@ -34,41 +34,6 @@ def _ship(a) -> int:
     return 0
 
 
-def _dataset(a) -> int:
-    from hazard_sim.perception.dataset_render import run_dataset
-    return run_dataset(a)
-
-
-def _eval(a) -> int:
-    from hazard_sim.perception.evaluation import run_eval
-    return run_eval(a)
-
-
-def _failures(a) -> int:
-    from hazard_sim.perception.failures import run_failures
-    return run_failures(a)
-
-
-def _drop(a) -> int:
-    from hazard_sim.perception.drop import run_drop
-    return run_drop(a)
-
-
-def _namer_dataset(a) -> int:
-    from hazard_sim.perception.namer_dataset import run
-    return run(a)
-
-
-def _namer_train(a) -> int:
-    from hazard_sim.perception.namer_training import run
-    return run(a)
-
-
-def _namer_eval(a) -> int:
-    from hazard_sim.perception.namer_eval import run
-    return run(a)
-
-
 def add_perception_parser(sub) -> None:
     """Add the ``perception`` command group to the CLI's sub-parsers."""
     from hazard_sim.perception.dataset_render import add_dataset_args
@@ -80,9 +45,6 @@ def add_perception_parser(sub) -> None:
     p = sub.add_parser("perception", help="detector dataset, training, export and evaluation")
     ps = p.add_subparsers(dest="perception_cmd", required=True)
 
-    d = ps.add_parser("dataset", help="render labelled frames (train splits) and held-out frames (test splits)")
-    add_dataset_args(d)
-    d.set_defaults(func=_dataset)
 
     t = ps.add_parser("train", help="train a YOLO detector from a model yaml (ultralytics, offline)")
     t.add_argument("--data", default="runs/perception/dataset/data.yaml")
@@ -122,26 +84,29 @@ def add_perception_parser(sub) -> None:
     v.add_argument("--min-size", type=float, default=32.0, help="size (sqrt box area, px) of the headline mAP")
     v.add_argument("--limit", type=int, default=None, help="only the first N held-out frames")
     v.add_argument("--out", help="report path (writes .json and .md)")
-    v.set_defaults(func=_eval)
+    v.set_defaults(func=_handler("evaluation:run_eval"))
 
-    f = ps.add_parser("failures", help="pictures of the held-out frames where the detector fails, per condition")
-    add_failures_args(f)
-    f.set_defaults(func=_failures)
+    # the commands whose arguments live with their module: (name, help, add_args, handler)
+    for name, text, add_args, ref in (
+            ("dataset", "render labelled frames (train splits) and held-out frames (test splits)", add_dataset_args,
+             "dataset_render:run_dataset"),
+            ("failures", "pictures of the held-out frames where the detector fails, per condition", add_failures_args,
+             "failures:run_failures"),
+            ("drop", "per agent: a metric on ground truth vs on perception, paired episodes, 95 %% CI", add_drop_args,
+             "drop:run_drop"),
+            ("namer-dataset", "crops of a benchmark's objects with their kinds (train split; test split held out) "
+                              "for the instance namer", add_namer_dataset_args, "namer_dataset:run"),
+            ("namer-train", "train the instance namer on those crops (torch) and export it to ONNX",
+             add_namer_train_args, "namer_training:run"),
+            ("namer-eval", "detector + namer on the held-out frames: objects detected, named right, named wrong, "
+                           "per size", add_namer_eval_args, "namer_eval:run")):
+        sp = ps.add_parser(name, help=text)
+        add_args(sp)
+        sp.set_defaults(func=_handler(ref))
 
-    r = ps.add_parser("drop", help="per agent: a metric on ground truth vs on perception, paired episodes, 95 %% CI")
-    add_drop_args(r)
-    r.set_defaults(func=_drop)
 
-    nd = ps.add_parser("namer-dataset", help="crops of a benchmark's objects with their kinds (train split; test "
-                                             "split held out) for the instance namer")
-    add_namer_dataset_args(nd)
-    nd.set_defaults(func=_namer_dataset)
-
-    nt = ps.add_parser("namer-train", help="train the instance namer on those crops (torch) and export it to ONNX")
-    add_namer_train_args(nt)
-    nt.set_defaults(func=_namer_train)
-
-    ne = ps.add_parser("namer-eval", help="detector + namer on the held-out frames: objects detected, named right, "
-                                          "named wrong, per size")
-    add_namer_eval_args(ne)
-    ne.set_defaults(func=_namer_eval)
+def _handler(ref: str):
+    """``module:function`` of this package, imported when the command runs (the heavy modules
+    stay out of ``hazard --help``)."""
+    from hazard_sim.core.registry import lazy_ref
+    return lazy_ref(f"hazard_sim.perception.{ref}")

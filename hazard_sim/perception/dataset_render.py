@@ -333,11 +333,19 @@ def add_dataset_args(p) -> None:
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train splits), val (held-out)")
 
 
-def run_dataset(args) -> int:
-    splits = tuple(s for s in args.splits.split(",") if s)
+def parse_splits(text: str) -> tuple[str, ...] | None:
+    """``--splits`` (comma-separated train / val); None (after saying why on stderr) for others."""
+    splits = tuple(s for s in str(text).split(",") if s)
     bad = [s for s in splits if s not in ("train", "val")]
     if bad:
         print(f"error: unknown dataset split(s) {bad}: use train and/or val", file=sys.stderr)
+        return None
+    return splits
+
+
+def run_dataset(args) -> int:
+    splits = parse_splits(args.splits)
+    if splits is None:
         return 2
     build_dataset(args.out, imgsz=args.imgsz, seed=args.seed, scale=args.scale, polygons=args.polygons, splits=splits)
     return 0

@@ -114,10 +114,9 @@ def add_args(p) -> None:
 
 
 def run(args) -> int:
-    splits = tuple(s for s in args.splits.split(",") if s)
-    bad = [s for s in splits if s not in ("train", "val")]
-    if bad:
-        print(f"error: unknown split(s) {bad}: use train and/or val", file=sys.stderr)
+    from hazard_sim.perception.dataset_render import parse_splits
+    splits = parse_splits(args.splits)
+    if splits is None:
         return 2
     try:
         build(args.out, args.benchmark, imgsz=args.imgsz, per_kind=args.per_kind, seed=args.seed,
