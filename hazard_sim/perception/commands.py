@@ -107,6 +107,6 @@ def add_perception_parser(sub) -> None:
 
 def _handler(ref: str):
     """``module:function`` of this package, imported when the command runs (the heavy modules
-    stay out of ``hazard --help``)."""
+    stay out of the command line's help)."""
     from hazard_sim.core.registry import lazy_ref
     return lazy_ref(f"hazard_sim.perception.{ref}")
