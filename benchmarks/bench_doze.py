@@ -164,7 +164,7 @@ def table(a) -> None:
             if level == TABLE_III_LEVEL:
                 results.setdefault(agent, []).extend(r.get("results", []))
             by_level.setdefault(level, {})[agent] = r            # with its per-episode results
-    report_tables(by_level, results, out, levels)
+    report_tables(by_level, results, out, levels, tag)
 
 
 def report(a) -> None:
@@ -185,7 +185,7 @@ def report(a) -> None:
     report_tables(by_level, results, out, sorted(by_level))
 
 
-def report_tables(by_level, results, out, levels) -> None:
+def report_tables(by_level, results, out, levels, tag: str = "") -> None:
     """Per level: Table II with intervals and the paper's orderings tested; then the paper's
     Table II over the levels and Table III on level 1's hint goals (``results``)."""
     from hazard_sim.core.spec import get_spec
@@ -194,11 +194,11 @@ def report_tables(by_level, results, out, levels) -> None:
         rows = [{"agent": ag, **agg} for ag, agg in by_level[level].items()]
         text = get_spec(f"doze/level{level}").table(f"doze/level{level}", rows)
         print(text, flush=True)
-        (out / f"table_level{level}.txt").write_text(text + "\n")
+        (out / f"table_level{level}{tag}.txt").write_text(text + "\n")    # a perceptional run: its own files
     hints = {ag: aggregate([r for r in rs if r.get("goal_type") == "hint"]) for ag, rs in results.items()}
     text = table_ii(by_level) + "\n\n" + table_iii(hints)
     print(text)
-    (out / "table_ii.txt").write_text(text + "\n")
+    (out / f"table_ii{tag}.txt").write_text(text + "\n")
 
 
 def main(argv=None) -> int:

@@ -124,8 +124,8 @@ class PerceptionSettings:
                         "confidence": self.confidence, "imgsz": self.imgsz,
                         "text_embeddings": self.text_embeddings})
             if self.namer:
-                n = Path(str(self.namer))
-                n = n / "namer.onnx" if n.is_dir() else n
+                from hazard_sim.perception.namer import namer_path
+                n = namer_path(self.namer)
                 out.update({"namer": n.name, "namer_bytes": n.stat().st_size if n.is_file() else None})
         return out
 

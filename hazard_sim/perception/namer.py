@@ -75,6 +75,12 @@ def read_namer_json(onnx_path: Path) -> dict:
     return d
 
 
+def namer_path(path) -> Path:
+    """The model file a ``--namer`` argument names (a folder means its ``namer.onnx``)."""
+    p = Path(str(path)).expanduser()
+    return p / "namer.onnx" if p.is_dir() else p
+
+
 class Namer:
     """Names crops: ``name(rgb, boxes) -> [(label, probability)]``."""
 
@@ -82,9 +88,7 @@ class Namer:
         if path is None or str(path).strip() == "":
             raise WeightsNotFoundError("a namer needs its model file: give the path of namer.onnx "
                                        "(hazard perception namer-train makes it; nothing is downloaded)")
-        p = Path(str(path)).expanduser()
-        if p.is_dir():
-            p = p / "namer.onnx"
+        p = namer_path(path)
         if not p.is_file():
             raise WeightsNotFoundError(f"namer model not found: {p} (hazard perception namer-train makes it; "
                                        f"nothing is downloaded)")
