@@ -139,6 +139,25 @@ def test_static_people_stand_near_the_goal_and_density():
         PeopleProcess(_scene(), 4, rng)
 
 
+
+# level 1 episodes 12 and 255 had their two bystanders on one spot in the goal's nook, level 2's
+# 316 two walkers starting on one loop point, level 3's 124 two walkers on one cell (before the fix)
+@pytest.mark.parametrize("level,episodes", [(1, [12, 255, *range(0, 40, 3)]), (2, [316, 320]), (3, [124, 304])])
+def test_people_are_never_placed_on_one_spot(level, episodes):
+    from hazard_sim.tasks.doze.people import SEPARATION
+    spec = get_spec(f"doze/level{level}")
+    for i in episodes:
+        ep = spec.dataset.load("test", i, None)
+        rng = np.random.default_rng([0, ep["index"]])
+        world = spec.build_world(ep, rng)
+        xy = [make(world, ep, rng) for make in spec.processes][0].positions()
+        d = np.linalg.norm(xy[:, None] - xy[None], axis=2) + np.eye(len(xy)) * 1e9
+        assert d.min() >= SEPARATION > 2 * PERSON_RADIUS, (level, i, d.min())
+        if level == 1:      # the two bystanders still stand around the goal (a nook for one: just beyond)
+            goal = world.house.item(ep["goal_ids"][0]).position[:2]
+            assert (np.linalg.norm(xy[:2] - goal, axis=1) <= 1.6).all(), (i, xy[:2], goal)
+
+
 # ------------------------------------------------------------------ task and metrics
 def test_spl_and_success_on_a_constructed_episode():
     xy = straight_run()

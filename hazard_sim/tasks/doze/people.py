@@ -3,14 +3,17 @@
 Each person is a mesh with a head, torso, arms and legs whose limbs swing with a
 walking cycle, labelled ``person`` in segmentation.  Levels (DOZE):
 
-* level 1: static people standing near the goal object (occluding it) and elsewhere;
+* level 1: static people standing near the goal object (occluding it) and elsewhere; two
+  bystanders stand 0.5-1.1 m from the goal (where the goal's nook holds only one, the second
+  takes the nearest free spot beyond it);
 * level 2: people walking fixed paths (a loop through 2 to 4 points of the scene,
   fixed per scene and person) with pauses and lingering at the points;
 * level 3: people walking to randomly drawn points, one after another.
 
 There are 4 to 6 people per 100 m^2 of navigable area (the episode may set the
-number).  People walk on the static scene's free space (walls and furniture
-inflated by their radius) along geodesic paths.  They do not plan around the robot,
+number); no two are placed closer than ``SEPARATION`` (their bodies apart).  People
+walk on the static scene's free space (walls and furniture inflated by their radius)
+along geodesic paths.  They do not plan around the robot,
 but never walk through it: a person whose next step would overlap the robot's body
 waits where it is (as people do when a robot is in their way) and walks on once the
 way is clear.  The robot cannot drive into a person either (``body_blocked``), so
@@ -39,6 +42,7 @@ WALK_SPEED = 1.2             # m/s, adults' comfortable walking speed indoors (1
 DOORWAY_GOALS = 0.5          # level 3: share of walking goals in doorways
 PERSON_ID_BASE = EFFECT_ID_BASE   # person k has instance id 900 + k
 DENSITY = (4.0, 6.0)         # people per 100 m^2 of navigable area (levels 2, 3)
+SEPARATION = 2 * PERSON_RADIUS + 0.05   # m, least distance between two people's centres when placed
 SKIN = ((240, 200, 170), (200, 150, 110), (140, 95, 65), (90, 60, 40))
 SHIRTS = ((200, 40, 40), (40, 90, 180), (60, 150, 70), (230, 200, 60), (120, 60, 150), (240, 240, 240),
           (30, 30, 30), (240, 130, 40))
@@ -152,6 +156,11 @@ def _overlaps(xy, discs) -> bool:
     return any(float(np.linalg.norm(np.asarray(xy, float) - c)) < r + PERSON_RADIUS for c, r in discs)
 
 
+def _crowded(xy, placed) -> bool:
+    """Whether a person placed at ``xy`` would stand closer than ``SEPARATION`` to one already placed."""
+    return any(float(np.linalg.norm(np.asarray(xy, float) - q)) < SEPARATION for q in placed)
+
+
 def person_mesh(id: int, xy, yaw: float, phase: float, height: float = 1.7, colors=None) -> Mesh:
     """A person at ``xy`` facing ``yaw`` with its limbs at walking ``phase``."""
     return PersonModel(height, colors).mesh(id, xy, yaw, phase)
@@ -191,14 +200,15 @@ class PeopleProcess(WorldProcess):
         self._frame = 0
         route_rng = np.random.default_rng([route_seed, 77])      # level 2's fixed loops: per scene
         avoid = None if avoid_xy is None else np.asarray(avoid_xy, float)[:2]
+        placed: list[np.ndarray] = []      # where the people so far stand: no two are placed on one spot
         for k in range(n):
             colors = (SKIN[int(rng.integers(len(SKIN)))], SHIRTS[int(rng.integers(len(SHIRTS)))],
                       PANTS[int(rng.integers(len(PANTS)))], (int(rng.integers(20, 90)),) * 2 + (20,))
             height = float(rng.uniform(1.55, 1.9))
             if level == 1 and goal_xy is not None and k < 2:
-                xy = self._near(goal_xy, 0.5, 1.1, rng, avoid)
+                xy = self._near(goal_xy, 0.5, 1.1, rng, avoid, placed)
             else:
-                xy = self._free_point(rng, avoid)
+                xy = self._free_point(rng, avoid, placed)
             p = Person(PERSON_ID_BASE + k, xy, float(rng.uniform(-np.pi, np.pi)), height, colors,
                        {1: "static", 2: "fixed", 3: "random"}[level])
             if level == 2:
@@ -206,6 +216,10 @@ class PeopleProcess(WorldProcess):
                 loop = [self._free_point(route_rng) for _ in range(m)]
                 p.waypoints = loop
                 start = int(rng.integers(m))       # where on its loop this episode finds the person
+                for shift in range(m):             # not on a spot another person already stands on
+                    if not _crowded(loop[(start + shift) % m], placed):
+                        start = (start + shift) % m
+                        break
                 p.xy = loop[start].copy()
                 p.target = (start + 1) % m
                 p.pause = int(rng.integers(0, 20))
@@ -214,16 +228,19 @@ class PeopleProcess(WorldProcess):
                 p.yaw = math.atan2(d[1], d[0])
             p.track.append(p.xy.copy())
             self.people.append(p)
+            placed.append(p.xy.copy())
 
     # ------------------------------------------------------------ placement
-    def _free_point(self, rng, avoid=None) -> np.ndarray:
+    # A draw that lands on a spot already taken is drawn again, so that an episode whose people
+    # never crowded keeps exactly the people it always had.
+    def _free_point(self, rng, avoid=None, placed=()) -> np.ndarray:
         for _ in range(200):
             xy = self.free_xy[int(rng.integers(len(self.free_xy)))].copy()
-            if avoid is None or np.linalg.norm(xy - avoid) > 1.5:
+            if (avoid is None or np.linalg.norm(xy - avoid) > 1.5) and not _crowded(xy, placed):
                 return xy
         return xy
 
-    def _near(self, goal_xy, rmin, rmax, rng, avoid=None) -> np.ndarray:
+    def _near(self, goal_xy, rmin, rmax, rng, avoid=None, placed=()) -> np.ndarray:
         g = np.asarray(goal_xy, float)[:2]
         d = np.linalg.norm(self.free_xy - g, axis=1)
         ok = np.nonzero((d >= rmin) & (d <= rmax))[0]
@@ -231,7 +248,16 @@ class PeopleProcess(WorldProcess):
             ok = ok[np.linalg.norm(self.free_xy[ok] - avoid, axis=1) > 1.0]
         if not len(ok):
             ok = np.argsort(d)[:20]
-        return self.free_xy[int(ok[int(rng.integers(len(ok)))])].copy()
+        for _ in range(200):
+            xy = self.free_xy[int(ok[int(rng.integers(len(ok)))])].copy()
+            if not _crowded(xy, placed):
+                return xy
+        # a nook with room for one: the free spot nearest the goal beyond ``rmin`` that is not taken
+        far = avoid is None or (np.linalg.norm(self.free_xy - avoid, axis=1) > 1.0)
+        for i in np.argsort(d):
+            if d[i] >= rmin and (far is True or far[i]) and not _crowded(self.free_xy[i], placed):
+                return self.free_xy[i].copy()
+        return self._free_point(rng, avoid, placed)
 
     def _doorways(self, scene, free_cells) -> np.ndarray:
         """(K, 2) free points in doorways: free cells with cells of two rooms within 0.3 m."""
