@@ -174,10 +174,18 @@ class EmbeddedPerception:
             return obs, info                         # the oracle, untouched
         labels_out: dict[int, str] = {} if self.backend is not None else info.get("labels", {})
         gt_labels = info.get("labels", {})
-        obs = self._frame(obs, gt_labels, labels_out)
+        seen = {}           # the step's last frame is both ``obs`` and the last of its observations: once
+
+        def frame(o):
+            if id(o) not in seen:
+                seen[id(o)] = self._frame(o, gt_labels, labels_out)
+            return seen[id(o)]
+
+        new_obs = frame(obs)
         if info.get("observations"):
             info = dict(info)
-            info["observations"] = [self._frame(o, gt_labels, labels_out) for o in info["observations"]]
+            info["observations"] = [frame(o) for o in info["observations"]]
+        obs = new_obs
         if self.backend is not None:
             info = dict(info)
             info["labels"] = labels_out
