@@ -50,3 +50,22 @@ def test_cli_drop(tmp_path, capsys):
     assert row in capsys.readouterr().out and row in out.read_text()
     assert main(["perception", "drop", "--dir", str(tmp_path), "--backend", "yolo"]) == 2
     assert "no <run>.yolo.jsonl" in capsys.readouterr().err
+
+
+def test_cli_drop_by_tier_keeps_esar_percentages(tmp_path, capsys):
+    # ESAR gives sr and rs in percent already: they are not scaled again
+    gt = [_r(0, sr=100.0, rs=80.0, tier="Simple"), _r(1, sr=100.0, rs=60.0, tier="Hard"),
+          _r(2, sr=0.0, rs=10.0, tier="Hard")]
+    det = [_r(0, sr=0.0, rs=20.0, tier="Simple"), _r(1, sr=100.0, rs=50.0, tier="Hard"),
+           _r(2, sr=0.0, rs=10.0, tier="Hard")]
+    _write(tmp_path / "esar_test_probmap.jsonl", gt)
+    _write(tmp_path / "esar_test_probmap.onnx.jsonl", det)
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--by", "tier"]) == 0
+    out = capsys.readouterr().out
+    assert "| run | group | metric |" in out
+    # all: SR 66.7 -> 33.3 (differences 100, 0, 0); RS 50.0 -> 26.7 (60, 10, 0)
+    assert "| esar_test_probmap | all | SR % | 3 | 66.7 | 33.3 | 33.3 [0.0, 100.0] |" in out
+    assert "| esar_test_probmap | all | RS % | 3 | 50.0 | 26.7 | 23.3 [" in out
+    assert "| esar_test_probmap | Simple | SR % | 1 | 100.0 | 0.0 | 100.0 [100.0, 100.0] |" in out
+    assert "| esar_test_probmap | Hard | RS % | 2 | 35.0 | 30.0 | 5.0 [0.0, 10.0] |" in out
+    assert "Value %" not in out and "SPL %" not in out

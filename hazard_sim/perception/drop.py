@@ -3,7 +3,8 @@
 ``hazard table --perception B --out-dir DIR`` writes ``<stem>_<agent>.B.jsonl`` beside the
 ground-truth run's ``<stem>_<agent>.jsonl`` (same benchmark, split, agent and episodes). For every
 such pair and every per-episode metric the results carry (a rescue task's ``value_rate``; an
-object-navigation task's ``success`` and ``spl``), this module gives, on the episodes both runs
+object-navigation task's ``success`` and ``spl``; a search task's ``sr``, ``tsr``, ``cds`` and
+``rs``, which ESAR already gives in percent), this module gives, on the episodes both runs
 hold: both means, the drop
 (ground truth minus perception; positive: perception costs) with a 95 % percentile bootstrap
 interval over the paired episode differences (:func:`stats.bootstrap_ci`), and the Wilcoxon
@@ -17,7 +18,9 @@ from pathlib import Path
 
 from hazard_sim import stats
 
-METRICS = {"value_rate": "Value", "success": "SR", "spl": "SPL"}
+#: metric -> (name in the table, factor to percent)
+METRICS = {"value_rate": ("Value", 100.0), "success": ("SR", 100.0), "spl": ("SPL", 100.0),
+           "sr": ("SR", 1.0), "tsr": ("TSR", 1.0), "cds": ("CDS", 1.0), "rs": ("RS", 1.0)}
 
 
 def load_results(path) -> list[dict]:
@@ -47,13 +50,27 @@ def pairs_in(folder, backend: str) -> list[tuple[Path, Path]]:
     return out
 
 
-def markdown(rows: list[tuple[str, str, dict]], backend: str) -> str:
-    """``rows``: (run stem, metric, :func:`drop`) as a Markdown table (metrics in %)."""
-    lines = [f"| run | metric | n | groundtruth | {backend} | drop [95 % CI] | Wilcoxon p |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for stem, metric, d in rows:
-        lines.append(f"| {stem} | {METRICS.get(metric, metric)} % | {d['n']} | {100 * d['groundtruth']:.1f} | "
-                     f"{100 * d['perception']:.1f} | {stats.fmt_ci(d['drop'], d['ci'], 100)} | {stats.fmt_p(d['p'])} |")
+def groups(gt: list[dict], det: list[dict], by: str | None) -> list[tuple[str, list[dict], list[dict]]]:
+    """``(group, gt, det)``: all episodes (group "all"), then, with ``by`` (a per-episode field such
+    as ESAR's ``tier`` or DOZE's ``goal_type``), the episodes of each of its values, in the order
+    they first appear in the ground-truth run."""
+    out = [("all", gt, det)]
+    if by:
+        values = list(dict.fromkeys(str(r[by]) for r in gt if by in r))
+        out += [(v, [r for r in gt if str(r.get(by)) == v], [r for r in det if str(r.get(by)) == v]) for v in values]
+    return out
+
+
+def markdown(rows: list[tuple], backend: str) -> str:
+    """``rows``: (run stem, metric, :func:`drop`[, group]) as a Markdown table (metrics in %)."""
+    grouped = any(len(r) > 3 for r in rows)
+    lines = [f"| run |{' group |' if grouped else ''} metric | n | groundtruth | {backend} | drop [95 % CI] | "
+             "Wilcoxon p |", "| --- |" + (" --- |" if grouped else "") + " --- | --- | --- | --- | --- | --- |"]
+    for stem, metric, d, *group in rows:
+        name, f = METRICS.get(metric, (metric, 100.0))
+        cell = f" {group[0]} |" if grouped else ""
+        lines.append(f"| {stem} |{cell} {name} % | {d['n']} | {f * d['groundtruth']:.1f} | "
+                     f"{f * d['perception']:.1f} | {stats.fmt_ci(d['drop'], d['ci'], f)} | {stats.fmt_p(d['p'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -65,11 +82,11 @@ def run_drop(args) -> int:
         return 2
     rows = []
     for gt, det in found:
-        g, d = load_results(gt), load_results(det)
-        for metric in METRICS:
-            r = drop(g, d, metric)
-            if r is not None:
-                rows.append((gt.stem, metric, r))
+        for group, g, d in groups(load_results(gt), load_results(det), args.by):
+            for metric in METRICS:
+                r = drop(g, d, metric)
+                if r is not None:
+                    rows.append((gt.stem, metric, r, group) if args.by else (gt.stem, metric, r))
     text = markdown(rows, args.backend)
     print(text, end="")
     if args.out:
@@ -81,3 +98,5 @@ def add_drop_args(p) -> None:
     p.add_argument("--dir", default="runs/tables", help="the --out-dir of the hazard table runs")
     p.add_argument("--backend", default="onnx", help="the perception backend's file tag (<run>.<backend>.jsonl)")
     p.add_argument("--out", help="also write the Markdown table here")
+    p.add_argument("--by", metavar="FIELD",
+                   help="also per value of a per-episode field: tier (ESAR), goal_type or level (DOZE)")
