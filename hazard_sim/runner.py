@@ -1,6 +1,7 @@
 """Run episodes embedded (no middleware): one episode, or a resumable parallel sweep."""
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -110,6 +111,23 @@ def sweep_config(benchmark: str, split: str, episode: int, agent: str, seed: int
             "perception": (perception or PerceptionSettings()).key(spec.id)}
 
 
+@contextlib.contextmanager
+def inference_threads(workers: int):
+    """The sweep's workers share the cores: each runs onnxruntime (detector, namer) on
+    ``cores // workers`` threads (at least 1) unless ``HAZARD_ONNX_THREADS`` says otherwise.
+    Measured here, 2 threads per worker on 2 busy cores cost 50 % more CPU for the same
+    inference time (`docs/perception.md`)."""
+    key = "HAZARD_ONNX_THREADS"
+    if os.environ.get(key):
+        yield
+        return
+    os.environ[key] = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
+    try:
+        yield
+    finally:
+        os.environ.pop(key, None)
+
+
 def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: int = 2, seed: int = 0,
           out: str | None = None, ray_address: str | None = None, progress=True,
           agent_kwargs: dict | None = None, camera: CameraSpec = CameraSpec(), render_backend: str = "auto",
@@ -184,8 +202,10 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
                 # they die with it (sweep_io.worker_init); not used as a context manager, whose exit
                 # would wait for the episodes under way
                 ctx = multiprocessing.get_context("spawn")
-                pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
-                                           initargs=(os.getpid(),))
+                with inference_threads(workers):
+                    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=worker_init,
+                                               initargs=(os.getpid(),))
+                    pool.submit(int).result()          # the workers start (and read the setting) now
                 futs = [pool.submit(_run_one, j) for j in jobs]
                 for f in as_completed(futs):
                     record(f.result())

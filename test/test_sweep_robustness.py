@@ -227,3 +227,21 @@ def test_the_llm_client_checks_its_numbers():
                {"retries": 1.5}, {"backoff": float("inf")}):
         with pytest.raises(ValueError, match="LLM (timeout|retries|backoff) must be"):
             ChatClient("http://localhost:1/v1", "m", **kw)
+
+
+def test_sweep_workers_share_the_cores_for_inference(monkeypatch):
+    # each of N workers runs onnxruntime on cores // N threads, unless the user set the variable
+    import os
+
+    from hazard_sim.runner import inference_threads
+    monkeypatch.delenv("HAZARD_ONNX_THREADS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    with inference_threads(4):
+        assert os.environ["HAZARD_ONNX_THREADS"] == "2"
+    assert "HAZARD_ONNX_THREADS" not in os.environ
+    with inference_threads(16):
+        assert os.environ["HAZARD_ONNX_THREADS"] == "1"
+    monkeypatch.setenv("HAZARD_ONNX_THREADS", "3")
+    with inference_threads(4):
+        assert os.environ["HAZARD_ONNX_THREADS"] == "3"
+    assert os.environ["HAZARD_ONNX_THREADS"] == "3"

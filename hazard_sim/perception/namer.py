@@ -104,7 +104,8 @@ class Namer:
         except ImportError as e:
             raise DetectorUnavailableError(f"the namer needs onnxruntime ({e}); it is in requirements.txt") from None
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = int(threads or min(2, os.cpu_count() or 1))
+        opts.intra_op_num_threads = int(threads or os.environ.get("HAZARD_ONNX_THREADS", "0") or
+                                        min(2, os.cpu_count() or 1))
         opts.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
