@@ -269,6 +269,8 @@ class PerceptionNode(SetupNode):
                 self.get_logger().error(f"task message: {exc}")
                 return
             prompts = self.task.get("detect_classes") if isinstance(self.task.get("detect_classes"), dict) else None
+            if hasattr(self.detector, "prompt"):       # a namer names the task's kinds more readily (embedded too)
+                self.detector.prompt(classes)
             if self.closed_vocabulary:
                 classes = self._in_vocabulary(classes)
             ok = self._apply_classes(classes, "task", prompts=prompts)

@@ -128,6 +128,38 @@ def test_namer_runs_with_onnxruntime_and_renames_only_objects(tiny_namer, tmp_pa
     assert always.describe()["namer"] == "namer.onnx"
 
 
+
+def test_a_prompted_goal_kind_is_named_from_the_lower_threshold_by_hand(tiny_namer, monkeypatch):
+    namer = Namer(tiny_namer, min_score=0.5, goal_min_score=0.2)          # kinds: bar, box, ring
+    probs = np.array([[0.45, 0.30, 0.25],     # unsure, the goal at 0.25: the goal
+                      [0.60, 0.10, 0.30],     # sure of another kind: that kind
+                      [0.10, 0.10, 0.80],     # sure of the goal
+                      [0.42, 0.43, 0.15]],    # unsure, the goal below 0.2: the unsure top kind
+                     np.float32)
+    monkeypatch.setattr(namer, "probabilities", lambda crops: probs[: len(crops)])
+    boxes = [(0, 0, 8, 8)] * 4
+    rgb = np.zeros((16, 16, 3), np.uint8)
+    got = namer.name(rgb, boxes, goals=["ring"])
+    assert [k for k, _ in got] == ["ring", "bar", "ring", "box"]
+    assert [round(q, 2) for _, q in got] == [0.5, 0.6, 0.8, 0.43]     # a prompted name counts as sure
+    assert [k for k, _ in namer.name(rgb, boxes)] == ["bar", "bar", "ring", "box"]    # no prompt
+    assert namer.describe()["namer_goal_min_score"] == 0.2
+
+    class Fixed(Backend):
+        name = "onnx"
+        names = {0: "object"}
+
+        def detect(self, rgb, extra=None):
+            return [Instance("object", 0.9, 4.0, 4.0, 8.0, 8.0) for _ in range(4)]
+
+    b = NamedBackend(Fixed(), namer)
+    assert [i.label for i in b.detect(rgb)] == ["object", "bar", "ring", "object"]
+    assert b.prompt(["ring", "unicorn"]) == ["ring"]                        # kinds it does not know: dropped
+    assert [i.label for i in b.detect(rgb)] == ["ring", "bar", "ring", "object"]
+    assert b.stats["named_goal"] == 2                                      # the prompted run's two rings
+    assert b.prompt(None) == [] and [i.label for i in b.detect(rgb)][0] == "object"
+
+
 def test_namer_errors(tiny_namer, tmp_path):
     with pytest.raises(WeightsNotFoundError, match="namer-train"):
         Namer(tmp_path / "nothing.onnx")

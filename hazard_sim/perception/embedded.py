@@ -126,7 +126,9 @@ class PerceptionSettings:
             if self.namer:
                 from hazard_sim.perception.namer import namer_path
                 n = namer_path(self.namer)
-                out.update({"namer": n.name, "namer_bytes": n.stat().st_size if n.is_file() else None})
+                from hazard_sim.perception.namer import DEFAULT_GOAL_MIN_SCORE
+                out.update({"namer": n.name, "namer_bytes": n.stat().st_size if n.is_file() else None,
+                            "namer_goal_min_score": DEFAULT_GOAL_MIN_SCORE})
         return out
 
     def effective_min_pixels(self, benchmark: str) -> int:
@@ -161,6 +163,8 @@ class EmbeddedPerception:
         closed-vocabulary ones keep every class and have their labels mapped."""
         if self.backend is None:
             return
+        if hasattr(self.backend, "prompt"):        # a namer: the task's kinds are named more readily
+            self.backend.prompt(classes_from_task(task))
         dc = task.get("detect_classes")
         prompts = dc if isinstance(dc, dict) else {}
         self.prompt_to_label = {str(p): str(lab) for lab, p in prompts.items()}
