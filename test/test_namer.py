@@ -201,6 +201,27 @@ def test_namer_train_without_torch_says_where_to_run_it(tmp_path):
     assert ".venv-yolo/bin/python -m hazard_sim.cli perception namer-train" in r.stderr + r.stdout
 
 
+def test_appearance_items_show_kinds_in_other_looks_and_leave_the_house_as_it_was():
+    from hazard_sim.runner import make_env
+    from hazard_sim.tasks.doze.library import KINDS
+    from hazard_sim.tasks.doze.namer_crops import STUDIO_ID, appearance_items
+    env = make_env("doze/level1", "train", 0, seed=0).unwrapped
+    env.reset()
+    try:
+        n_proc = len(env.world.processes)
+        got = list(appearance_items(env, 6, 2, np.random.default_rng(1), 24))
+        again = list(appearance_items(env, 6, 2, np.random.default_rng(1), 24))
+        assert 6 <= len(got) <= 12                                  # up to two views of six items
+        cats = {k.category for k in KINDS.values()}
+        assert all(label in cats for _, _, label, _ in got)
+        assert all(px >= 24 and b[2] > b[0] and b[3] > b[1] for _, b, _, px in got)
+        assert [(lab, b, px) for _, b, lab, px in got] == [(lab, b, px) for _, b, lab, px in again]   # seeded
+        assert len(env.world.processes) == n_proc                   # the extra item is taken away
+        assert not (env.observe(update_map=False)["seg"] == STUDIO_ID).any()
+    finally:
+        env.close()
+
+
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped namer")
 def test_shipped_namer_names_most_items_of_a_held_out_house():
     """Crops of the first test house (level 1, other houses and colours than training), cut

@@ -82,7 +82,7 @@ def crop_source(benchmark: str):
 
 
 def build(out, benchmark: str, *, imgsz: int = 256, per_kind: int = 60, seed: int = 0, houses: int | None = None,
-          splits=("train", "val"), log=print) -> dict:
+          splits=("train", "val"), appearances: int = 0, log=print) -> dict:
     """Render the splits that are not there yet; returns crops, kinds and scenes per split."""
     source = crop_source(benchmark)
     out = Path(out)
@@ -91,8 +91,9 @@ def build(out, benchmark: str, *, imgsz: int = 256, per_kind: int = 60, seed: in
     for s in splits:
         path = out / f"{s}.npz"
         if not path.exists():
+            extra = {"appearances": appearances} if appearances and s == "train" else {}   # held out: as they are
             cs = source("train" if s == "train" else "test", imgsz=imgsz, per_kind=per_kind, seed=seed,
-                        houses=houses, log=log)
+                        houses=houses, log=log, **extra)
             save_split(cs.as_dict(), path)
         d = load_split(path)
         summary[s] = {"crops": len(d["labels"]), "kinds": len(set(d["labels"])), "scenes": len(set(d["house"]))}
@@ -110,6 +111,9 @@ def add_args(p) -> None:
     p.add_argument("--per-kind", type=int, default=60, help="about this many crops per kind")
     p.add_argument("--houses", type=int, default=None, help="only the first N scenes of each split")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--appearances", type=int, default=0, metavar="N",
+                   help="train split: also N items a scene of random kinds in random looks (colours, materials, "
+                        "patterns, brands), three views each (a benchmark whose crops support it: DOZE)")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train split), val (test split)")
 
 
@@ -120,7 +124,7 @@ def run(args) -> int:
         return 2
     try:
         build(args.out, args.benchmark, imgsz=args.imgsz, per_kind=args.per_kind, seed=args.seed,
-              houses=args.houses, splits=splits)
+              houses=args.houses, splits=splits, appearances=args.appearances)
     except (KeyError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
