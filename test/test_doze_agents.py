@@ -192,6 +192,32 @@ def test_a_people_aware_agent_stops_where_a_bystander_stands_between_it_and_the_
     assert far._decide() in ("RotateLeft", "RotateRight")
 
 
+def test_a_goal_between_two_bystanders_is_approached_keeping_only_the_bodies_apart(monkeypatch):
+    """Level 1's two bystanders stand 0.5-1.1 m from the goal: when their 0.65 m clearance covers every
+    approach cell, a people-aware agent squeezes between them (0.45 m: the bodies stay apart) instead
+    of giving the goal up for the rest of the episode."""
+    from hazard_sim.tasks.doze import search
+
+    def agent_with_bystanders():
+        agent = _agent_at_counter((2.5, 0.5))              # 1.95 m in front of the goal, facing it
+        agent.people_aware = True
+        agent.person_tracks = {1: [np.array([2.0, 1.6])] * 2 + [30, 40],       # both standing for 10 steps, 1 m apart
+                               2: [np.array([3.0, 1.6])] * 2 + [30, 40]}
+        return agent
+
+    agent = agent_with_bystanders()
+    assert all(agent._cells_near(agent.target, r) == [] for r in search.APPROACH_RADII)   # all within 0.65 m
+    a = agent._decide()
+    assert a == "MoveAhead" and agent.target is not None and not agent.rejected
+    cells = agent._cells_near(agent.target, search.APPROACH_RADII[1], search.SQUEEZE_CLEARANCE)
+    path = agent._path_to(cells, field=agent._dist_field(agent._cost(search.SQUEEZE_CLEARANCE)))
+    for q in ([2.0, 1.6], [3.0, 1.6]):
+        assert min(np.linalg.norm(p - q) for p in path) > search.SQUEEZE_CLEARANCE
+    monkeypatch.setattr(search, "SQUEEZE_CLEARANCE", search.PERSON_CLEARANCE)    # no squeezing: given up
+    agent = agent_with_bystanders()
+    assert agent._decide() == "RotateLeft" and agent.rejected == {7}
+
+
 def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
     """Texts RapidOCR gave for the level-1 hint boards: "the" / "is" misread or run into the next word."""
     furniture = ["bed", "bookshelf", "shelf", "side table", "basket"]

@@ -35,6 +35,8 @@ STILL_STEPS = 3              # steps a person stays within STILL_TOLERANCE befor
 PERSON_CLEARANCE = 0.65      # m around a standing person's centre the robot's centre keeps out of (a collision
                              # is a gap <= 0.2 m: 0.18 robot + 0.23 person + 0.2 = 0.61 m between centres)
 PERSON_MARGIN = 0.9          # m: ... and is dear (cost 6) out to this distance
+SQUEEZE_CLEARANCE = 0.45     # m: a recognised goal no approach outside PERSON_CLEARANCE reaches (bystanders
+                             # beside it) is approached keeping only the bodies apart (0.18 + 0.23 m + 4 cm)
 WAIT_LIMIT = 6               # steps of waiting for a moving person ahead before planning around them
 AVOID_STEPS = 12             # steps a person waited for that long stays an obstacle to plan around
 
@@ -240,15 +242,16 @@ class SearchAgent(abc.ABC):
             self.target, self.target_id = best[1].center[:2].copy(), best[1].id
 
     # -------------------------------------------------------- planning
-    def _blocked(self) -> np.ndarray:
-        """Obstacles grown by the robot's radius (people's points: see ``person_memory``)."""
+    def _blocked(self, clearance: float = PERSON_CLEARANCE) -> np.ndarray:
+        """Obstacles grown by the robot's radius (people's points: see ``person_memory``); people
+        standing still keep the robot's centre ``clearance`` away (people-aware agents)."""
         obst = self.obst
         if self.person_memory is not None:
             obst = obst | (self.t - self.person_seen_at <= self.person_memory)
         b = inflate(obst, 0.2, CELL)
         if self.people_aware:                # people standing still: obstacles with their safety margin
             for p in self._standing():
-                b |= self._disc(p, PERSON_CLEARANCE)
+                b |= self._disc(p, clearance)
         # the robot's own footprint is free (as SemExp / L3MVN clear the agent's cells), so an
         # agent next to a person it mapped can plan its way out
         b[inflate(self._here(), FREE_AROUND, CELL)] = False
@@ -259,8 +262,8 @@ class SearchAgent(abc.ABC):
         m[self.grid.to_cell(self.pose[:2])] = True
         return m
 
-    def _cost(self) -> np.ndarray:
-        cost = np.where(self._blocked(), np.inf, 1.0)
+    def _cost(self, clearance: float = PERSON_CLEARANCE) -> np.ndarray:
+        cost = np.where(self._blocked(clearance), np.inf, 1.0)
         if self.people_aware:
             cost[inflate(self.person_area, 0.4, CELL) & np.isfinite(cost)] = 6.0
             standing = self._standing()
@@ -390,6 +393,13 @@ class SearchAgent(abc.ABC):
                 path = self._path_to(self._cells_near(self.target, r), field=field)
                 if path is not None:
                     break
+            if path is None and self.people_aware and self._standing():
+                # bystanders' clearance covers every approach: squeeze past them, bodies kept apart
+                field = self._dist_field(self._cost(SQUEEZE_CLEARANCE))
+                for r in (*APPROACH_RADII, FAR_DONE - 0.05):      # at worst, just inside success distance
+                    path = self._path_to(self._cells_near(self.target, r, SQUEEZE_CLEARANCE), field=field)
+                    if path is not None:
+                        break
             if d <= FAR_DONE and (self.bumped or (path is not None and len(path) < 2)):
                 return "Done"          # on the nearest free cell to the goal, or furniture in the way
             self.target_bumps += self.bumped
@@ -458,9 +468,9 @@ class SearchAgent(abc.ABC):
             self.waited += 1
         return "RotateLeft" if self.waited % 2 else "RotateRight"
 
-    def _cells_near(self, xy, r):
+    def _cells_near(self, xy, r, clearance: float = PERSON_CLEARANCE):
         c = self.grid.centres()
-        blocked = self._blocked()
+        blocked = self._blocked(clearance)
         m = (np.linalg.norm(c - xy, axis=-1) <= r) & ~blocked
         return [tuple(x) for x in np.argwhere(m)]
 
