@@ -4,7 +4,7 @@
 ground-truth run's ``<stem>_<agent>.jsonl`` (same benchmark, split, agent and episodes). For every
 such pair and every per-episode metric the results carry (a rescue task's ``value_rate``; an
 object-navigation task's ``success`` and ``spl``; a search task's ``sr``, ``tsr``, ``cds`` and
-``rs``, which ESAR already gives in percent), this module gives, on the episodes both runs
+``rs``, already given in percent), this module gives, on the episodes both runs
 hold: both means, the drop
 (ground truth minus perception; positive: perception costs) with a 95 % percentile bootstrap
 interval over the paired episode differences (:func:`stats.bootstrap_ci`), and the Wilcoxon
@@ -52,7 +52,7 @@ def pairs_in(folder, backend: str) -> list[tuple[Path, Path]]:
 
 def groups(gt: list[dict], det: list[dict], by: str | None) -> list[tuple[str, list[dict], list[dict]]]:
     """``(group, gt, det)``: all episodes (group "all"), then, with ``by`` (a per-episode field such
-    as ESAR's ``tier`` or DOZE's ``goal_type``), the episodes of each of its values, in the order
+    as ``tier``, ``goal_type`` or ``level``), the episodes of each of its values, in the order
     they first appear in the ground-truth run."""
     out = [("all", gt, det)]
     if by:
@@ -99,4 +99,4 @@ def add_drop_args(p) -> None:
     p.add_argument("--backend", default="onnx", help="the perception backend's file tag (<run>.<backend>.jsonl)")
     p.add_argument("--out", help="also write the Markdown table here")
     p.add_argument("--by", metavar="FIELD",
-                   help="also per value of a per-episode field: tier (ESAR), goal_type or level (DOZE)")
+                   help="also per value of a per-episode field, e.g. tier, goal_type or level")

@@ -113,7 +113,7 @@ def add_args(p) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--appearances", type=int, default=0, metavar="N",
                    help="train split: also N items a scene of random kinds in random looks (colours, materials, "
-                        "patterns, brands), three views each (a benchmark whose crops support it: DOZE)")
+                        "patterns, brands), three views each (where the benchmark's crop renderer supports it)")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train split), val (test split)")
 
 
