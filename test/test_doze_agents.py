@@ -184,7 +184,7 @@ def test_a_people_aware_agent_stops_where_a_bystander_stands_between_it_and_the_
     agent = _agent_at_counter((2.55, 1.6))                # 0.85 m from the goal, facing it
     agent.people_aware = True
     agent.person_recent = [(agent.t, np.array([2.55, 1.95]))]     # a person 0.35 m ahead
-    agent._cells_near = lambda xy, r: [agent.grid.to_cell((2.55, 1.75))]   # the cell beyond the robot
+    agent._cells_near = lambda xy, r, clearance=None: [agent.grid.to_cell((2.55, 1.75))]   # the cell beyond it
     assert agent._decide() == "Done"
     far = _agent_at_counter((2.55, 1.2))                  # 1.25 m away: keep out of the person's way
     far.people_aware = True

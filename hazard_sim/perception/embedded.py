@@ -124,11 +124,11 @@ class PerceptionSettings:
                         "confidence": self.confidence, "imgsz": self.imgsz,
                         "text_embeddings": self.text_embeddings})
             if self.namer:
-                from hazard_sim.perception.namer import namer_path
+                from hazard_sim.perception.namer import DEFAULT_GOAL_MIN_SCORE, namer_path, read_namer_json
                 n = namer_path(self.namer)
-                from hazard_sim.perception.namer import DEFAULT_GOAL_MIN_SCORE
+                goal = read_namer_json(n).get("goal_min_score", DEFAULT_GOAL_MIN_SCORE) if n.is_file() else None
                 out.update({"namer": n.name, "namer_bytes": n.stat().st_size if n.is_file() else None,
-                            "namer_goal_min_score": DEFAULT_GOAL_MIN_SCORE})
+                            "namer_goal_min_score": goal})
         return out
 
     def effective_min_pixels(self, benchmark: str) -> int:

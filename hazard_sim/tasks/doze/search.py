@@ -388,18 +388,11 @@ class SearchAgent(abc.ABC):
             d = float(np.linalg.norm(self.target - self.pose[:2]))
             if d <= DONE_DISTANCE:
                 return "Done"
-            field = self._dist_field(self._cost())       # one distance field for both rings
-            for r in APPROACH_RADII:
-                path = self._path_to(self._cells_near(self.target, r), field=field)
-                if path is not None:
-                    break
+            path = self._approach_path(APPROACH_RADII)
             if path is None and self.people_aware and self._standing():
-                # bystanders' clearance covers every approach: squeeze past them, bodies kept apart
-                field = self._dist_field(self._cost(SQUEEZE_CLEARANCE))
-                for r in (*APPROACH_RADII, FAR_DONE - 0.05):      # at worst, just inside success distance
-                    path = self._path_to(self._cells_near(self.target, r, SQUEEZE_CLEARANCE), field=field)
-                    if path is not None:
-                        break
+                # bystanders' clearance covers every approach: squeeze past them, bodies kept apart,
+                # at worst to just inside success distance
+                path = self._approach_path((*APPROACH_RADII, FAR_DONE - 0.05), SQUEEZE_CLEARANCE)
             if d <= FAR_DONE and (self.bumped or (path is not None and len(path) < 2)):
                 return "Done"          # on the nearest free cell to the goal, or furniture in the way
             self.target_bumps += self.bumped
@@ -467,6 +460,16 @@ class SearchAgent(abc.ABC):
         else:
             self.waited += 1
         return "RotateLeft" if self.waited % 2 else "RotateRight"
+
+    def _approach_path(self, radii, clearance: float = PERSON_CLEARANCE):
+        """The path to the target's nearest reachable cell within the first of ``radii`` that has
+        one (one distance field for every ring), or None."""
+        field = self._dist_field(self._cost(clearance))
+        for r in radii:
+            path = self._path_to(self._cells_near(self.target, r, clearance), field=field)
+            if path is not None:
+                return path
+        return None
 
     def _cells_near(self, xy, r, clearance: float = PERSON_CLEARANCE):
         c = self.grid.centres()
