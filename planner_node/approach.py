@@ -2,9 +2,11 @@
 plain ``navigate_to_pose`` (same message type, ``nav2_msgs/action/NavigateToPose``; same
 feedback and error codes).
 
-The goal names the object: a pose in frame ``object/<id>`` is the object of that id on the
-simulator's ground truth (``world/objects``), measured by its box at the goal's frame and,
-in lock-step, followed while it moves (TF_ERROR when it is not there); a pose in any other
+The goal names the object: a pose in frame ``object/<id>`` is the object of that id on
+perception's objects (``perception/objects``: the objects seen so far, with the groundtruth
+backend the simulator's true boxes, with a detector its tracks), measured by its box at the
+goal's frame (its last camera frame) and, in lock-step, followed while it moves (TF_ERROR when
+it is not there); a pose in any other
 frame is a point object of ``approach_object_radius`` there (object frames are translated,
 never rotated, from the global frame).  The header stamp is, as for ``navigate_to_pose``, the
 frame the goal was decided on; the orientation (if any) is the heading to end with where the
@@ -32,12 +34,12 @@ from nav2_msgs.action import NavigateToPose
 from hazard_ros.params import declare_floats
 from planner_node.nav_convert import pose_yaw
 from planner_node.nav_goal import GoalSpec
-from planner_node.nav_inputs import stamp_ns
+from planner_node.nav_inputs import OBJECTS_TOPIC, stamp_ns
 from planner_node.nav_lifecycle import gated_action_server
 from planner_node.navigation import ErrorCode, NavigationError
 
 ACTION_NAME = "approach_object"
-#: goal frames ``object/<id>`` name an object of world/objects (its box's centre)
+#: goal frames ``object/<id>`` name an object of perception/objects (its box's centre)
 OBJECT_FRAME = "object/"
 
 
@@ -67,24 +69,25 @@ class ApproachServer:
         return node.run_goal(gh, spec, node._feedback, NavigateToPose.Result())
 
     def _measure(self, goal: GoalSpec, oid: int | None) -> None:
-        """Once the goal's frame is there: the object (its box in world/objects, or a point)."""
+        """Once the goal's frame is there: the object (its box in perception/objects, or a point)."""
         node = self.node
         radius = self.default_radius
         if oid is not None:
             if node.lockstep and goal.stamp_ns >= 0:
-                node._wait(lambda: node._objects_stamp_ns >= goal.stamp_ns, node.wait_timeout)
+                need = node._objects_need(goal.stamp_ns)
+                node._wait(lambda: node._objects_stamp_ns >= need, node.wait_timeout)
             with node._cv:
                 box = node._objects.get(oid)
             if box is None:
                 raise NavigationError(ErrorCode.TF_ERROR, f"object {oid} is not on "
-                                                          f"{node.resolve_topic_name('world/objects')}")
+                                                          f"{node.resolve_topic_name(OBJECTS_TOPIC)}")
             goal.goal_xy, radius = np.array(box[0], float), float(box[1])
             goal.follow_id = oid if node.lockstep else -1
         goal.arrival = [float(goal.goal_xy[0]), float(goal.goal_xy[1]), radius, self.gap, self.reach]
 
 
 def object_frame_id(frame_id: str) -> int | None:
-    """The world/objects id of a goal frame ``object/<id>``, or None for any other frame."""
+    """The perception/objects id of a goal frame ``object/<id>``, or None for any other frame."""
     if frame_id.lstrip("/").startswith(OBJECT_FRAME):
         try:
             return int(frame_id.lstrip("/")[len(OBJECT_FRAME):])

@@ -28,11 +28,12 @@ from hazard_ros import msg_guards as mg
 from hazard_ros.conversions import time_to_ns
 from hazard_ros.node_inputs import NodeInputs
 from hazard_sim.perception.vocabulary import task_in_vocabulary
+from perception_node.instance_outputs import OBJECTS_TOPIC
 from planner_node.observation import box_footprint, frame_of
 
 INSTANCES = "perception/instances/image_raw"
 INSTANCE_LABELS = "perception/instances/label_info"
-OBJECTS = "perception/objects"
+OBJECTS = OBJECTS_TOPIC
 CLASSES = "perception/classes"
 #: the images of a frame an agent gets (kind -> topic): the camera, and perception's instances as ``seg``
 CAMERA_IMAGES = {"rgb": "camera/color/image_raw", "depth": "camera/depth/image_raw", "seg": INSTANCES}

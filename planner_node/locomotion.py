@@ -40,7 +40,7 @@ class _Remembered:
     id: int
     xy: np.ndarray
     radius: float = OBJECT_RADIUS       # m: the object's footprint, as walk_to's arrival counts it
-    true_box: bool = False              # located by its ground-truth box (world/objects)
+    true_box: bool = False              # located by its true box (perception/objects, groundtruth backend)
 
 
 @dataclass
@@ -64,8 +64,8 @@ class RosPorts:
     #: the navigator reaches goals exactly (lock-step with the gait follower): plan the
     #: stand-off without the pure-pursuit follower's position tolerance
     exact_arrival: bool = False
-    #: object id -> ``(centre xy, footprint radius)`` of its ground-truth box (the simulator's
-    #: ``world/objects``), or None: what the embedded body uses for an object it has seen;
+    #: object id -> ``(centre xy, footprint radius)`` of its true box (``perception/objects`` of
+    #: the groundtruth backend), or None: what the embedded body uses for an object it has seen;
     #: without it an object is its remembered centre with radius ``OBJECT_RADIUS``
     object_box: Callable[[int], tuple | None] | None = None
 

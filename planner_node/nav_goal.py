@@ -26,7 +26,7 @@ from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger
 
 from planner_node.following import GaitFollower, GoalRunner
-from planner_node.nav_inputs import stamp_ns
+from planner_node.nav_inputs import OBJECTS_TOPIC, stamp_ns
 from planner_node.navigation import ErrorCode, NavigationError, Plan, path_length
 
 
@@ -44,7 +44,7 @@ class GoalSpec:
     stamp_ns: int = -1
     #: [x, y, object radius, gap, reach]: end within gap of that circle, facing it (approach)
     arrival: list[float] | None = None
-    #: world/objects id whose box the arrival follows (approach; -1: none)
+    #: perception/objects id whose box the arrival follows (approach; -1: none)
     follow_id: int = -1
     #: a behavior's own control, no planning: ``follower(on_gait)`` (planner_node/behavior_control.py,
     #: or the gait's straight walk); the first stall or bump fails it (no recoveries)
@@ -97,7 +97,7 @@ class GoalExecution:
         self._arrival: list[float] | None = None        # the running goal's arrival (approach)
         self._straight = False                          # the running goal is a behavior (no planning)
         self._fixed_path: np.ndarray | None = None      # the running goal's given path (follow_path)
-        self._follow_id = -1                            # the running approach's object (world/objects id)
+        self._follow_id = -1                            # the running approach's object (perception/objects id)
         self.cycle_times: list[float] = []      # wall s per control cycle, waiting included (diagnostics)
         self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
 
@@ -321,11 +321,13 @@ class GoalExecution:
         return False
 
     def _follow_object(self, runner, stamp: int) -> None:
-        """The approach's object where world/objects has it at the pose's frame (the embedded
-        walk reads its box every frame): the arrival and the stand-off planning follow it."""
+        """The approach's object where perception has it at the pose's frame (its last camera
+        frame; the embedded walk reads its box every frame, and in lock-step the camera renders
+        every frame): the arrival and the stand-off planning follow it."""
         if self._follow_id < 0 or self._arrival is None:
             return
-        self._wait(lambda: self._objects_stamp_ns >= stamp, self.wait_timeout)
+        need = self._objects_need(stamp)
+        self._wait(lambda: self._objects_stamp_ns >= need, self.wait_timeout)
         with self._cv:
             got = self._objects.get(self._follow_id)
         if got is None:
@@ -391,11 +393,12 @@ class GoalExecution:
         # walking on the walking map: the body observes this frame, and the next plan must
         # see it (the decision node publishes the map with it)
         walk_due = self._use_walk_map and self._walk_due(frame)
+        objects_need = self._objects_need(need)
         ok = self._wait(lambda: self._pose_stamp_ns >= need and
                         (not map_due or self._map_stamp_ns >= need) and
                         (not walk_due or self._walk_map_stamp_ns >= need) and
                         (not self._use_bumper or self._bumper_stamp_ns >= need) and
-                        (self._follow_id < 0 or self._objects_stamp_ns >= need), self.wait_timeout)
+                        (self._follow_id < 0 or self._objects_stamp_ns >= objects_need), self.wait_timeout)
         if ok:
             return
         what = [] if self._pose_stamp_ns >= need else ["robot pose (odom / tf)"]
@@ -405,8 +408,8 @@ class GoalExecution:
             what.append("walk_map (is decision_node running?)")
         if self._use_bumper and self._bumper_stamp_ns < need:
             what.append("bumper/cells")
-        if self._follow_id >= 0 and self._objects_stamp_ns < need:
-            what.append("world/objects")
+        if self._follow_id >= 0 and self._objects_stamp_ns < objects_need:
+            what.append(f"{OBJECTS_TOPIC} (is perception_node running?)")
         raise NavigationError(ErrorCode.TIMEOUT, f"lock-step: no {' and '.join(what)} for frame {frame} "
                               f"within {self.wait_timeout:g} s")
 

@@ -24,6 +24,7 @@ from hazard_ros import msg_guards as mg
 from hazard_ros import ros_qos as qos
 from hazard_ros.conversions import planar_matrix, quaternion_to_yaw, yaw_to_quaternion
 from hazard_ros.tf_math import TfBuffer, TfLookupError
+from perception_node.instance_outputs import OBJECTS_TOPIC
 from planner_node.costmap import ClearableMap
 from planner_node.navigation import ErrorCode, NavigationError, OccupancyMap
 
@@ -39,7 +40,7 @@ def stamp_ns(stamp) -> int:
 
 def object_radius(size) -> float:
     """The footprint radius of a ``vision_msgs`` box (half its diagonal in x, y), as the
-    decision node measures the objects of ``world/objects``."""
+    decision node measures the objects of ``perception/objects``."""
     return float(np.hypot(size.x / 2.0, size.y / 2.0))
 
 
@@ -57,7 +58,7 @@ class NavInputs:
         self._walk_map_stamp_ns = -1
         self._use_walk_map = False                      # this goal plans on it
         self._touched = np.zeros((0, 2))                # bumper/cells: cells the body touched
-        self._objects: dict[int, tuple[np.ndarray, float]] = {}   # world/objects: id -> (centre xy, radius)
+        self._objects: dict[int, tuple[np.ndarray, float]] = {}   # perception/objects: id -> (centre xy, radius)
         self._objects_stamp_ns = -1
         self._bumper_stamp_ns = -1
         self._use_bumper = False                        # this goal waits for bumper/cells every frame
@@ -75,7 +76,7 @@ class NavInputs:
         self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=group)
         self.create_subscription(OccupancyGrid, "walk_map", lambda m: self._on_map(m, walk=True), LATCHED,
                                  callback_group=group)
-        self.create_subscription(Detection3DArray, "world/objects", self._on_objects, sensor, callback_group=group)
+        self.create_subscription(Detection3DArray, OBJECTS_TOPIC, self._on_objects, sensor, callback_group=group)
         self.create_subscription(GridCells, "bumper/cells", self._on_bumper, sensor, callback_group=group)
         self.create_subscription(Odometry, "odom", self._on_odom, sensor, callback_group=group)
         self.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS, callback_group=group)
@@ -117,7 +118,8 @@ class NavInputs:
             self._cv.notify_all()
 
     def _on_objects(self, msg: Detection3DArray) -> None:
-        """The simulator's ground-truth object boxes: an approach goal follows its object."""
+        """Perception's object boxes (``perception/objects``: the objects seen so far, per
+        camera frame): an approach goal follows its object."""
         centres = {}
         for d in msg.detections:
             try:
@@ -177,6 +179,16 @@ class NavInputs:
         with self._cv:
             self._camera_period = max(1, int(period)) if period else 0
             self._cv.notify_all()
+
+    def _objects_need(self, need: int) -> int:
+        """Lock-step: the stamp of the ``perception/objects`` that describes the frame of stamp
+        ``need`` (perception sees camera frames only: the last camera frame up to it; -1 with
+        the camera off)."""
+        period = self._camera_period
+        if not period or need < 0:
+            return -1
+        frame = need // int(round(self.frame_dt * 1e9))
+        return (frame - frame % period) * int(round(self.frame_dt * 1e9))
 
     def _map_due(self, frame: int) -> bool:
         """Lock-step: does ``frame`` bring a new map (a camera frame)?"""

@@ -123,8 +123,9 @@ class RescueGoals:
 
     def _approach(self, target, yaw: float, max_frames: int | None = None):
         """(Status, reason) of an ``approach_object`` goal (lock-step walk_to): to the object
-        (``target.id`` in frame ``object/<id>`` when located by its world/objects box, else its
-        remembered centre), ending within the gap of it and facing it, as the embedded walk does
+        (``target.id`` in frame ``object/<id>`` when located by its box on perception/objects,
+        the groundtruth backend's true box; else its remembered centre), ending within the
+        gap of it and facing it, as the embedded walk does
         (``yaw``: the heading facing it from the stand-off pose)."""
         if target.true_box:
             frame, x, y = f"{OBJECT_FRAME}{int(target.id)}", 0.0, 0.0

@@ -1,7 +1,8 @@
 """The decision nodes see objects only through the perception node: with the simulator's
 ground-truth topics switched off (the real-robot case) and the shipped ONNX detector, a DOZE
 decision node still gets observations whose instances and labels are perception's; neither
-decision node subscribes to the simulator's ground truth."""
+decision node nor the navigation node (whose ``approach_object`` goals follow an object's box)
+subscribes to the simulator's ground truth."""
 from __future__ import annotations
 
 import threading
@@ -40,16 +41,21 @@ def _subscribed(node) -> set[str]:
 def test_decision_nodes_subscribe_to_perception_not_to_ground_truth(ros_context):
     from rclpy.parameter import Parameter
 
+    from planner_node.navigation_node import NavigationNode
     from planner_node.plugins.doze import DozeDecisionNode
     from planner_node.plugins.hazard import DecisionNode
-    nodes = [DecisionNode(context=ros_context, parameter_overrides=[Parameter("lockstep", value=True)]),
-             DozeDecisionNode(context=ros_context, node_name="doze_decision")]
+    lock = [Parameter("lockstep", value=True)]
+    nodes = [DecisionNode(context=ros_context, parameter_overrides=lock),
+             DozeDecisionNode(context=ros_context, node_name="doze_decision"),
+             NavigationNode(context=ros_context, parameter_overrides=lock)]
     try:
         for n in nodes:
             subs = _subscribed(n)
             assert not subs & GROUND_TRUTH, subs
-            assert {"/perception/instances/image_raw", "/perception/instances/label_info",
-                    "/perception/classes"} <= subs, subs
+            assert "/perception/objects" in subs, subs
+            if n is not nodes[-1]:
+                assert {"/perception/instances/image_raw", "/perception/instances/label_info",
+                        "/perception/classes"} <= subs, subs
     finally:
         for n in nodes:
             n.destroy_node()

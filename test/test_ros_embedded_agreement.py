@@ -3,13 +3,14 @@ process, lock-step) and embedded (no middleware) give the same metrics, to the f
 
 Lock-step ROS walks as the core does (docs/hazard.md, "ROS and embedded"): one walking law
 (``gait.walk_turn``: 3 deg/frame also while walking), the objects' true boxes once seen
-(``world/objects``), the embedded body's walking map built from the frames the agent observes
+(``perception/objects`` of the groundtruth backend, for the decision and the navigation
+node alike), the embedded body's walking map built from the frames the agent observes
 (``walk_map``), the core's planning and walk_to arrival in navigation_node (an
 ``approach_object`` goal), move_by as a straight walk (a ``drive_on_heading`` goal), bumps
 from the simulator's touch sensor (``bumper/cells``).  The episodes are short (greedy, small
 images, each up to its first rescue):
 fire test 3 (rescue at frame 149), flood test 0 (493), wind test 0 (502: objects blown by
-the wind, the agent walks to a cart, on world/objects too).
+the wind, the agent walks to a cart, on perception/objects too).
 """
 import json
 import os
