@@ -153,6 +153,21 @@ def test_hungarian_sr_matches_one_to_one_where_greedy_would_not():
     assert m["sr"] == 50.0
 
 
+def test_false_victims_name_what_the_unpaired_estimates_lay_on():
+    from hazard_sim.tasks.esar.task import false_victims
+    victims = [(0.0, 0, 0), (100.0, 0, 0)]
+    clues = [("tent", (50.0, 0, 0)), ("campfire", (0.0, 60, 0))]
+    reports = [((3.0, 0.0, 0.0), 10.0),      # victim 0 (paired)
+               ((4.0, 0.0, 0.0), 11.0),      # a second estimate of victim 0: unpaired, 4 m from it
+               ((57.0, 0.0, 0.0), 12.0),     # 7 m from the tent, 43 m from victim 1
+               ((0.0, 74.0, 0.0), 13.0),     # 14 m from the campfire (within 15 m)
+               ((0.0, -40.0, 0.0), 14.0)]    # 40 m from everything
+    got = false_victims(victims, reports, clues, EsarScoring())
+    assert got == {"clue:campfire": 1, "clue:tent": 1, "nothing": 1, "victim": 1}
+    assert false_victims(victims, [((99.0, 1.0, 0.0), 5.0)], clues, EsarScoring()) == {}
+    assert false_victims([], [((0.0, 76.0, 0.0), 5.0)], clues, EsarScoring()) == {"nothing": 1}   # 16 m: too far
+
+
 def test_cds_and_rs_formula_worked_example():
     clues = [("tent", (0, 0, 0)), ("backpack", (100, 0, 0)), ("jacket", (200, 0, 0)), ("rope", (300, 0, 0))]
     reports = [("tent", (5, 0, 0), 10.0), ("helmet", (103, 0, 0), 20.0), ("tent", (900, 0, 0), 30.0)]

@@ -32,6 +32,11 @@ Metrics (``EsarScoring``; thresholds and weights are ours, the paper's are not p
   T_max when at least one victim was located (else 0); weights 0.6 / 0.1 / 0.2 / 0.1.
 
 SR, TSR, CDS and RS are reported in percent.
+
+Beside them, a diagnostic of wrong victim reports that scores nothing (``false_victims``):
+each victim estimate the matching leaves unpaired is counted under the label of the nearest
+true victim or clue within ``clue_radius`` of it (``victim``, ``clue:<class>``), or under
+``nothing``. A detector that takes a tent for a person shows as ``{"clue:tent": 1}``.
 """
 from __future__ import annotations
 
@@ -421,6 +426,24 @@ def score(victims, victim_reports, clues, clue_reports, t_end, t_max, safe_compl
             "time_efficiency": round(e_time, 4)}
 
 
+def false_victims(victims, victim_reports, clues, cfg: EsarScoring) -> dict[str, int]:
+    """What the unpaired victim estimates lay on (see the module doc): label -> count.
+    ``victims``: (V, 3); ``victim_reports``: [(position, time)]; ``clues``: [(class, (3,))]."""
+    vp = np.array([_pad3(p) for p, _ in victim_reports]).reshape(-1, 3)
+    paired = {j for _, j in hungarian_matches(np.asarray(victims, float).reshape(-1, 3), vp, cfg.victim_radius)}
+    things = [("victim", _pad3(p)) for p in np.asarray(victims, float).reshape(-1, 3).tolist()] + \
+        [(f"clue:{c}", _pad3(p)) for c, p in clues]
+    out: dict[str, int] = {}
+    for j in range(len(vp)):
+        if j in paired:
+            continue
+        d = [math.hypot(p[0] - vp[j][0], p[1] - vp[j][1]) for _, p in things]
+        k = int(np.argmin(d)) if d else -1
+        label = things[k][0] if k >= 0 and d[k] <= cfg.clue_radius else "nothing"
+        out[label] = out.get(label, 0) + 1
+    return dict(sorted(out.items()))
+
+
 class EsarMeasure(Measure):
     name = "esar"
 
@@ -443,10 +466,12 @@ class EsarMeasure(Measure):
                   "event": ep.get("event"), "snapshot": ep.get("snapshot"),
                   "distance_flown_m": round(body.distance, 2), "reports_rejected": task.rejected,
                   "victim_estimates": len(task.victim_reports), "clue_reports": len(task.clue_reports),
+                  "false_victims": false_victims([v["position"] for v in ep["victims"]], task.victim_reports,
+                                                 [(c["class"], c["position"]) for c in ep["clues"]], self.cfg),
                   "scoring": {"victim_radius": self.cfg.victim_radius, "clue_radius": self.cfg.clue_radius,
                               "weights": [self.cfg.w_sr, self.cfg.w_safe, self.cfg.w_cds, self.cfg.w_time]}})
         return m
 
 
 __all__ = ["ACTIONS", "DISCRETE", "ActionError", "EsarAction", "EsarMeasure", "EsarScoring", "EsarTask",
-           "fly_to", "fly_velocity", "hungarian_matches", "parse_action", "score"]
+           "false_victims", "fly_to", "fly_velocity", "hungarian_matches", "parse_action", "score"]
