@@ -250,7 +250,8 @@ def test_namer_dataset_command_renders_held_out_crops_and_refuses_a_benchmark_wi
     side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     assert np.allclose(side, CONTEXT / 2, atol=1e-3)
     assert np.allclose((b[:, 0] + b[:, 2]) / 2, CONTEXT / 2, atol=1e-3)
-    assert json.loads((tmp_path / "summary.json").read_text())["val"]["scenes"] == 1
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["val"]["scenes"] == 1 and summary["renames"] == ["object"]
     assert main(["perception", "namer-dataset", "--benchmark", "hazard/fire", "--out", str(tmp_path)]) == 2
     with pytest.raises(FileNotFoundError, match="namer-dataset"):
         load_split(tmp_path / "train.npz")
@@ -292,3 +293,33 @@ def test_namer_eval_command_on_rendered_held_out_frames(tmp_path):
     assert sum(b["objects"] for b in rep["by_size"]) == a["objects"]
     assert "named right from the true box" in out.with_suffix(".md").read_text()
     assert main(["perception", "namer-eval", "--data", str(tmp_path), "--benchmark", "esar"]) == 2
+
+
+def test_esar_crops_name_victims_clues_and_bare_ground_and_say_what_they_rename(tmp_path):
+    from hazard_sim.cli import main
+    from hazard_sim.perception.namer_dataset import load_split
+    from hazard_sim.perception.namer_training import renames_of
+    from hazard_sim.tasks.esar.catalog import CLUES
+    from hazard_sim.tasks.esar.namer_crops import _ground_patch, kind_of, split_tasks
+    assert kind_of("victim") == "person" and kind_of("clue:water_bottle") == "water bottle"
+    assert kind_of("terrain") is None and kind_of("tree") is None
+    # the held-out crops come from events 4 and 9 only, as the detector's held-out frames
+    from hazard_sim.core.spec import get_spec
+    ds = get_spec("esar").dataset
+    held = split_tasks("test")
+    assert len(held) == 100 and {ds.load("test", i)["event"] % 5 for i in held} == {4}
+    assert not set(held) & set(split_tasks("train"))
+    assert main(["perception", "namer-dataset", "--benchmark", "esar", "--out", str(tmp_path),
+                 "--houses", "1", "--per-kind", "6", "--splits", "val"]) == 0
+    d = load_split(tmp_path / "val.npz")
+    kinds = {"person", "nothing"} | {c.replace("_", " ") for c in CLUES}
+    assert set(d["labels"]) <= kinds and len(set(d["labels"]) - {"nothing"}) >= 1
+    assert min(p for p, lab in zip(d["pixels"], d["labels"]) if lab != "nothing") >= 16
+    assert json.loads((tmp_path / "summary.json").read_text())["renames"] == ["person", "clue"]
+    assert renames_of(tmp_path) == ["person", "clue"] and renames_of(tmp_path / "none") == ["object"]
+    # a bare-ground patch lies on scene pixels only (ids 1-4 here; 1000 a victim)
+    seg = np.full((40, 40), 1000, np.int32)
+    seg[20:, :] = 3
+    box = _ground_patch(seg, {1000: "victim", 3: "tree"}, np.random.default_rng(0))
+    assert box is not None and (seg[box[1]:box[3], box[0]:box[2]] == 3).all() and 4 <= box[2] - box[0] <= 16
+    assert _ground_patch(np.full((40, 40), 1000, np.int32), {1000: "victim"}, np.random.default_rng(0)) is None

@@ -27,8 +27,9 @@ CONTEXT_MARGIN = 0.5              # crop_square margin giving a side of twice th
 class CropSet:
     """Crops with context (module docstring), their kinds, scenes and pixel counts."""
 
-    def __init__(self):
+    def __init__(self, renames=("object",)):
         self.crops, self.boxes, self.labels, self.house, self.pixels = [], [], [], [], []
+        self.renames = tuple(renames)       # the detector classes a namer of these crops names again
 
     def __len__(self) -> int:
         return len(self.labels)
@@ -88,16 +89,22 @@ def build(out, benchmark: str, *, imgsz: int = 256, per_kind: int = 60, seed: in
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = {}
+    old = out / "summary.json"
+    renames = json.loads(old.read_text()).get("renames") if old.is_file() else None
     for s in splits:
         path = out / f"{s}.npz"
         if not path.exists():
             extra = {"appearances": appearances} if appearances and s == "train" else {}   # held out: as they are
+            if houses is not None:
+                extra["houses"] = houses
             cs = source("train" if s == "train" else "test", imgsz=imgsz, per_kind=per_kind, seed=seed,
-                        houses=houses, log=log, **extra)
+                        log=log, **extra)
             save_split(cs.as_dict(), path)
+            renames = list(cs.renames)
         d = load_split(path)
         summary[s] = {"crops": len(d["labels"]), "kinds": len(set(d["labels"])), "scenes": len(set(d["house"]))}
-    (out / "summary.json").write_text(json.dumps({"benchmark": benchmark, **summary}, indent=1))
+    (out / "summary.json").write_text(json.dumps({"benchmark": benchmark, "renames": renames or ["object"],
+                                                  **summary}, indent=1))
     log(f"[namer-dataset] {out}: {summary}")
     return summary
 

@@ -116,9 +116,21 @@ def export_onnx(model, nc: int, size: int, path: Path) -> None:
         dynamic_axes={"images": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False))
 
 
+def renames_of(data) -> list[str]:
+    """The detector classes a namer trained on the crops at ``data`` renames: the crop set's
+    own (``summary.json``, written by ``namer-dataset``), else ``object``."""
+    p = Path(data) / "summary.json"
+    try:
+        given = json.loads(p.read_text()).get("renames") if p.is_file() else None
+    except json.JSONDecodeError:
+        given = None
+    return [str(c) for c in given] if isinstance(given, list) and given else ["object"]
+
+
 def train(data, out, *, epochs: int = 20, batch: int = 64, size: int = 48, lr: float = 2e-3, seed: int = 0,
-          resume: bool = False, threads: int | None = None, log=None) -> dict:
-    """Train (or resume) and export the best epoch; returns the description written to namer.json."""
+          resume: bool = False, threads: int | None = None, renames=None, log=None) -> dict:
+    """Train (or resume) and export the best epoch; returns the description written to namer.json.
+    ``renames``: the detector classes the namer names again (default: the crop set's)."""
     torch = _torch()
     log = log or functools.partial(print, flush=True)
     torch.set_num_threads(int(threads or os.cpu_count() or 1))
@@ -176,7 +188,8 @@ def train(data, out, *, epochs: int = 20, batch: int = 64, size: int = 48, lr: f
     ck = torch.load(out / "best.pt", map_location="cpu", weights_only=False)
     model.load_state_dict(ck["model"])
     export_onnx(model, len(classes), size, out / "namer.onnx")
-    desc = {"classes": classes, "crop_size": size, "margin": DEFAULT_MARGIN, "renames": ["object"],
+    desc = {"classes": classes, "crop_size": size, "margin": DEFAULT_MARGIN,
+            "renames": list(renames) if renames else renames_of(data),
             "min_score": DEFAULT_MIN_SCORE, "best_epoch": ck["epoch"], "epochs": epochs,
             "train_crops": len(y), "train_houses": len(set(tr["house"])),
             "heldout": {k: v for k, v in ck["eval"].items() if k != "per_kind"},
@@ -234,9 +247,12 @@ def add_args(p) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    p.add_argument("--renames", default=None, metavar="CLASSES",
+                   help="comma-separated detector classes the namer names again (default: the crop set's, "
+                        "from DATA/summary.json; else object)")
 
 
 def run(a) -> int:
     train(a.data, a.out, epochs=a.epochs, batch=a.batch, size=a.size, lr=a.lr, seed=a.seed, resume=a.resume,
-          threads=a.threads)
+          threads=a.threads, renames=[c for c in a.renames.split(",") if c] if a.renames else None)
     return 0

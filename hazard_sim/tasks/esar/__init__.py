@@ -16,6 +16,7 @@ from functools import partial
 
 import numpy as np
 
+from hazard_sim.core.registry import lazy_ref
 from hazard_sim.core.spec import BenchmarkSpec, Dataset, register_benchmark
 from hazard_sim.embodiment.multirotor import Multirotor, MultirotorSpec
 from hazard_sim.geometry import Box
@@ -178,6 +179,7 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         progress=progress,
         camera_clip=(0.5, 8000.0),
         min_pixels=16,          # reporting a person needs recognition: docs/perception.md, "minimum size"
+        namer_crops=lazy_ref("hazard_sim.tasks.esar.namer_crops:crops"),
         json_omit=("wall_time_s",),
         recorder=EsarRecorder,
         ros=ROS,

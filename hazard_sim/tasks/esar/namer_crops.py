@@ -1,0 +1,142 @@
+"""ESAR's crops for the instance namer (:mod:`hazard_sim.perception.namer`): victims and clues
+seen from the air, and patches of bare ground (the spec's ``namer_crops``).
+
+The shipped detector's ``person`` class takes clues for people (a tent, a campfire: test task
+47 ends after two such reports) and its ``clue`` class is almost never right, so on the
+detector a searcher reports false victims and no clue. A namer trained on these crops names
+each ``person`` and ``clue`` box again: ``person`` (a victim, any posture), a clue kind in the
+words of the task's ``detect_classes`` (``tent``, ``water bottle``, ...) or ``nothing`` (bare
+terrain, rock, tree or water: a box on no thing). The embedded runner maps the name through
+the task's prompts (``person`` -> ``victim``, ``tent`` -> ``clue:tent``); ``nothing`` is no
+label a searcher reports.
+
+Splits, as the detector's frames: ESAR ships one split of 600 tasks over 12 events; the
+namer's **train** crops come from the tasks of the events with ``event % 5 != 4``, its
+held-out (**test**) crops from events 4 and 9. ``houses`` takes the first N tasks of a split
+in a fixed shuffled order (spread over events, snapshots, weathers and times of day).
+
+Views, as the detector's frames (:func:`hazard_sim.perception.dataset_render.esar_frames`):
+the UAV 4-45 m above and 0-40 m beside a victim or clue, facing it; every victim or clue that
+covers at least ``min_pixels`` of a camera's ``seg_visible`` (what light and fog leave seen)
+gives a crop. Rare kinds get more views (about ``per_kind`` crops per kind). ``nothing``
+crops are square patches of 4-16 px on terrain, rock, tree or water pixels of the same views,
+about ``per_kind`` of them.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from hazard_sim.perception.namer_dataset import CropSet
+
+NOTHING = "nothing"
+#: the detector classes a namer of these crops names again
+RENAMES = ("person", "clue")
+HELD_OUT_EVENT = 4            # events with event % 5 == 4 are held out (as the detector's frames)
+MIN_VIEWS, MAX_VIEWS = 2, 24
+
+
+def kind_of(label: str) -> str | None:
+    """The namer's kind of a simulator label: ``victim`` -> ``person``, ``clue:<c>`` -> its
+    prompt (underscores as spaces); None for anything else."""
+    if label == "victim":
+        return "person"
+    if label.startswith("clue:"):
+        return label[len("clue:"):].replace("_", " ")
+    return None
+
+
+def split_tasks(split: str) -> list[int]:
+    """The task indices of a namer split (module docstring), in a fixed shuffled order."""
+    from hazard_sim.core.spec import get_spec
+    if split not in ("train", "test"):
+        raise ValueError(f"unknown split {split!r}: train or test")
+    ds = get_spec("esar").dataset
+    held = split == "test"
+    tasks = [i for i in range(ds.count("test")) if (ds.load("test", i)["event"] % 5 == HELD_OUT_EVENT) == held]
+    order = np.random.default_rng(11).permutation(len(tasks))
+    return [tasks[k] for k in order]
+
+
+def _place(env, target, rng) -> bool:
+    """Put the UAV 4-45 m above and 0-40 m beside ``target``, facing it; False if no free place."""
+    for _ in range(20):
+        d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
+        p = np.array([target[0] + d * math.cos(a), target[1] + d * math.sin(a), target[2] + rng.uniform(4.0, 45.0)])
+        if env.world.scene.contains(p[:2]) and env.is_free(p):
+            env.agent.xy, env.agent.z = p[:2].copy(), float(p[2])
+            env.agent.yaw = math.atan2(target[1] - p[1], target[0] - p[0]) + rng.uniform(-0.3, 0.3)
+            return True
+    return False
+
+
+def _ground_patch(seg, labels, rng):
+    """A square box of 4-16 px whose pixels are all scene (terrain, rock, tree, water), or None."""
+    scene_ids = [i for i, lab in labels.items() if kind_of(str(lab)) is None and int(i) > 0]
+    h, w = seg.shape
+    for _ in range(10):
+        s = int(rng.integers(4, 17))
+        x0, y0 = int(rng.integers(0, w - s)), int(rng.integers(0, h - s))
+        patch = seg[y0:y0 + s, x0:x0 + s]
+        if np.isin(patch, scene_ids).all():
+            return (x0, y0, x0 + s, y0 + s)
+    return None
+
+
+def crops(split: str, *, imgsz: int = 256, per_kind: int = 300, min_pixels: int = 16, seed: int = 0,
+          houses: int | None = 60, log=print) -> CropSet:
+    """Crops of the victims and clues of ``split``'s tasks and of bare ground (module docstring)."""
+    from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.runner import make_env
+
+    def env_of(i):
+        env = make_env("esar", "test", i, seed=seed, camera=CameraSpec(width=imgsz, height=imgsz)).unwrapped
+        env.reset()
+        return env
+
+    tasks = split_tasks(split)[:houses]
+    counts = Counter()
+    for i in tasks:                                   # kinds over the split first: views per item
+        env = env_of(i)
+        counts.update(k for k in (kind_of(str(lab)) for lab in env.world.labels().values()) if k)
+        env.close()
+    views_of = {kind: int(min(MAX_VIEWS, max(MIN_VIEWS, math.ceil(per_kind / max(n, 1)))))
+                for kind, n in counts.items()}
+    all_views = sum(n * views_of[kind] for kind, n in counts.items())
+    nothing_every = max(1, round(all_views * 4 / max(per_kind, 1)))    # 4 cameras a view: about per_kind patches
+    out = CropSet(renames=RENAMES)
+    n_views = 0
+    for k, i in enumerate(tasks):
+        env = env_of(i)
+        try:
+            rng = np.random.default_rng([seed, i, 17])
+            scene = f"task{i}"
+            labels = env.world.labels()
+            things = [(o.id, kind_of(o.name), np.asarray(o.position, float)) for o in env.world.in_scene()
+                      if kind_of(o.name)]
+            for oid, kind, pos in things:
+                for _ in range(views_of[kind]):
+                    if not _place(env, pos, rng):
+                        continue
+                    obs = env.observe(update_map=False)
+                    n_views += 1
+                    for cam in obs["cameras"].values():
+                        seg = cam["seg_visible"]
+                        m = seg == oid                         # the aimed-at thing (others: their own views)
+                        px = int(m.sum())
+                        if px >= min_pixels:
+                            ys, xs = np.nonzero(m)
+                            out.add(cam["rgb"], (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1), kind, scene, px)
+                        if n_views % nothing_every == 0:
+                            box = _ground_patch(seg, labels, rng)
+                            if box is not None:
+                                out.add(cam["rgb"], box, NOTHING, scene, (box[2] - box[0]) * (box[3] - box[1]))
+        finally:
+            env.close()
+        log(f"[namer-dataset] esar {split} task {k + 1}/{len(tasks)} ({i}): {len(out)} crops")
+    return out
+
+
+__all__ = ["NOTHING", "RENAMES", "crops", "kind_of", "split_tasks"]
