@@ -229,8 +229,10 @@ class PerceptionNode(SetupNode):
         detector gets instead of the labels (the ground-truth detector matches labels)."""
         self.prompt_to_label = {}
         if prompts and not self.detector.needs_segmentation and classes is not None:
-            self.prompt_to_label = {str(prompts.get(c, c)): c for c in classes}
-            classes = list(self.prompt_to_label)
+            # a label the detector knows as it is (a namer's kinds) is asked for as it is
+            known = set(self._vocabulary() or ())
+            self.prompt_to_label = {str(prompts.get(c, c)): c for c in classes if c not in known}
+            classes = [c if c in known else str(prompts.get(c, c)) for c in classes]
         try:
             self.unknown_classes = self.detector.set_classes(classes)
         except DetectorError as exc:
@@ -244,7 +246,9 @@ class PerceptionNode(SetupNode):
         if self.closed_vocabulary:
             # detect every class (the instance image carries all, as embedded); the
             # detections topics keep the node's classes
-            self.label_filter = None if classes is None else set(self.class_list) - set(self.unknown_classes)
+            # in the labels the detections are published under (after the prompt mapping)
+            self.label_filter = None if classes is None else \
+                {self.prompt_to_label.get(c, c) for c in set(self.class_list) - set(self.unknown_classes)}
             self.detector.set_classes(None)
         if self.unknown_classes:
             self.get_logger().warning(f"the {self.detector.name} model cannot detect {self.unknown_classes}")

@@ -100,6 +100,20 @@ def test_namer_train_writes_model_description_and_history(tiny_namer):
     assert desc["heldout"]["top1"] >= 0.6, desc["heldout"]
 
 
+def test_namer_train_writes_the_renames_and_goal_threshold_it_is_given(tiny_namer, tmp_path):
+    data = tiny_namer.parent
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+    r = subprocess.run([PY, "-m", "hazard_sim.cli", "perception", "namer-train", "--data", str(data), "--out",
+                        str(tmp_path), "--epochs", "1", "--size", "32", "--batch", "16", "--threads", "1",
+                        "--renames", "person,clue", "--goal-min-score", "0.5"],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    desc = json.loads((tmp_path / "namer.json").read_text())
+    assert desc["renames"] == ["person", "clue"] and desc["goal_min_score"] == 0.5
+    namer = Namer(tmp_path / "namer.onnx")
+    assert namer.renames == ("person", "clue") and namer.goal_min_score == 0.5 and namer.min_score == 0.5
+
+
 def test_namer_runs_with_onnxruntime_and_renames_only_objects(tiny_namer, tmp_path):
     namer = Namer(tiny_namer / "namer.onnx")
     p = namer.probabilities(np.zeros((4, 32, 32, 3), np.uint8))
@@ -301,7 +315,7 @@ def test_esar_crops_name_victims_clues_and_bare_ground_and_say_what_they_rename(
     from hazard_sim.perception.namer_training import renames_of
     from hazard_sim.tasks.esar.catalog import CLUES
     from hazard_sim.tasks.esar.namer_crops import _ground_patch, kind_of, split_tasks
-    assert kind_of("victim") == "person" and kind_of("clue:water_bottle") == "water bottle"
+    assert kind_of("victim") == "victim" and kind_of("clue:water_bottle") == "clue:water_bottle"
     assert kind_of("terrain") is None and kind_of("tree") is None
     # the held-out crops come from events 4 and 9 only, as the detector's held-out frames
     from hazard_sim.core.spec import get_spec
@@ -312,7 +326,7 @@ def test_esar_crops_name_victims_clues_and_bare_ground_and_say_what_they_rename(
     assert main(["perception", "namer-dataset", "--benchmark", "esar", "--out", str(tmp_path),
                  "--houses", "1", "--per-kind", "6", "--splits", "val"]) == 0
     d = load_split(tmp_path / "val.npz")
-    kinds = {"person", "nothing"} | {c.replace("_", " ") for c in CLUES}
+    kinds = {"victim", "nothing"} | {f"clue:{c}" for c in CLUES}
     assert set(d["labels"]) <= kinds and len(set(d["labels"]) - {"nothing"}) >= 1
     assert min(p for p, lab in zip(d["pixels"], d["labels"]) if lab != "nothing") >= 16
     assert json.loads((tmp_path / "summary.json").read_text())["renames"] == ["person", "clue"]

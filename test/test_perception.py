@@ -298,6 +298,26 @@ def test_embedded_onnx_grounds_detections_and_gives_phantoms_their_own_ids():
     assert set(np.unique(big(obs, info)[0]["seg"]).tolist()) == {0, phantom[0]}   # 8 x 8 < 100 px: unseen
 
 
+def test_embedded_prompts_map_only_labels_the_detector_does_not_give_as_they_are():
+    """A task's prompts (label -> text): the tiny graph's "red thing" boxes come out under the
+    label whose prompt it is; a label the detector gives as it is (a namer's kind, here
+    "victim" put in its vocabulary) keeps no prompt, so its prompt's boxes stay as they are."""
+    seg = np.zeros((64, 64), np.int32)
+    seg[11:21, 12:20] = 1005
+    red = np.zeros((64, 64, 3), np.uint8)
+    red[..., 0] = 255
+    task = {"detect_classes": {"victim": "red thing", "clue:tent": "tent"}}
+    seen = EmbeddedPerception(PerceptionSettings(backend="onnx", weights=str(DETECT), min_pixels=4), "esar", task)
+    assert seen.prompt_to_label == {"red thing": "victim", "tent": "clue:tent"}
+    _, i = seen(_frame(seg, red), {"labels": {1005: "victim"}})
+    assert i["labels"][1005] == "victim"
+    seen.vocabulary = [*seen.vocabulary, "victim"]
+    seen.set_task(task)
+    assert seen.prompt_to_label == {"tent": "clue:tent"}
+    _, i = seen(_frame(seg, red), {"labels": {1005: "victim"}})
+    assert i["labels"][1005] == "red thing"
+
+
 def test_settings_key_names_the_backend_and_weights():
     k = PerceptionSettings().key("esar")
     assert k == {"backend": "groundtruth", "min_pixels": 16}

@@ -496,3 +496,16 @@ def test_perception_node_names_detections_with_a_namer(ros_context, tmp_path):
     labels = [d.results[0].hypothesis.class_id for d in d2.detections]
     assert len(labels) == 2 and all(lab in desc["classes"] for lab in labels), labels
     assert perc.detector.stats["named"] == 2
+
+
+def test_a_closed_vocabulary_detector_publishes_prompted_classes_under_their_labels(ros_context):
+    """A task's ``detect_classes`` prompts (label -> text, as a search task gives
+    ``victim`` -> ``person``): the detector is asked for the prompt and its detections are
+    published under the label; the detections topics keep them (the filter is in labels: it
+    dropped every mapped detection before). A prompt the detector does not know is reported."""
+    def check(perc):
+        assert perc._apply_classes(["victim", "clue:tent"], "task",
+                                   prompts={"victim": "red thing", "clue:tent": "tent"})
+        assert perc.unknown_classes == ["tent"] and perc.label_filter == {"victim"}
+    _, d2, _, _ = _onnx_node_on_a_red_frame(ros_context, check=check)
+    assert [d.results[0].hypothesis.class_id for d in d2.detections] == ["victim", "victim"]

@@ -167,7 +167,8 @@ class EmbeddedPerception:
             self.backend.prompt(classes_from_task(task))
         dc = task.get("detect_classes")
         prompts = dc if isinstance(dc, dict) else {}
-        self.prompt_to_label = {str(p): str(lab) for lab, p in prompts.items()}
+        known = set(self.vocabulary or ())      # a label the detector gives as it is (a namer's kinds): no prompt
+        self.prompt_to_label = {str(p): str(lab) for lab, p in prompts.items() if str(lab) not in known}
         if self.name == "yolo_world":
             labels = classes_from_task(task)
             self.backend.set_classes([str(prompts.get(c, c)) for c in labels])

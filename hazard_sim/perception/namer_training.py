@@ -128,9 +128,11 @@ def renames_of(data) -> list[str]:
 
 
 def train(data, out, *, epochs: int = 20, batch: int = 64, size: int = 48, lr: float = 2e-3, seed: int = 0,
-          resume: bool = False, threads: int | None = None, renames=None, log=None) -> dict:
+          resume: bool = False, threads: int | None = None, renames=None, goal_min_score: float | None = None,
+          log=None) -> dict:
     """Train (or resume) and export the best epoch; returns the description written to namer.json.
-    ``renames``: the detector classes the namer names again (default: the crop set's)."""
+    ``renames``: the detector classes the namer names again (default: the crop set's);
+    ``goal_min_score``: written to namer.json when given (the namer's default otherwise)."""
     torch = _torch()
     log = log or functools.partial(print, flush=True)
     torch.set_num_threads(int(threads or os.cpu_count() or 1))
@@ -195,6 +197,8 @@ def train(data, out, *, epochs: int = 20, batch: int = 64, size: int = 48, lr: f
             "heldout": {k: v for k, v in ck["eval"].items() if k != "per_kind"},
             "heldout_per_kind": ck["eval"]["per_kind"],
             "context": {"size": CONTEXT, "margin": CONTEXT_MARGIN}}
+    if goal_min_score is not None:
+        desc["goal_min_score"] = float(goal_min_score)
     _atomic(out / "namer.json", lambda tmp: tmp.write_text(json.dumps(desc, indent=1)))
     try:
         plot_history(out / "history.csv", out / "namer_curve.png")
@@ -247,6 +251,10 @@ def add_args(p) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
+    p.add_argument("--goal-min-score", type=float, default=None, metavar="P",
+                   help="the probability from which a kind the task looks for is named when no kind is sure "
+                        "(namer.json goal_min_score; default: the namer's, 0.2). Give the namer's min_score (0.5) "
+                        "where every kind is looked for and a wrong name costs")
     p.add_argument("--renames", default=None, metavar="CLASSES",
                    help="comma-separated detector classes the namer names again (default: the crop set's, "
                         "from DATA/summary.json; else object)")
@@ -254,5 +262,6 @@ def add_args(p) -> None:
 
 def run(a) -> int:
     train(a.data, a.out, epochs=a.epochs, batch=a.batch, size=a.size, lr=a.lr, seed=a.seed, resume=a.resume,
-          threads=a.threads, renames=[c for c in a.renames.split(",") if c] if a.renames else None)
+          threads=a.threads, renames=[c for c in a.renames.split(",") if c] if a.renames else None,
+          goal_min_score=a.goal_min_score)
     return 0

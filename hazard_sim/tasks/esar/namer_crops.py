@@ -4,11 +4,11 @@ seen from the air, and patches of bare ground (the spec's ``namer_crops``).
 The shipped detector's ``person`` class takes clues for people (a tent, a campfire: test task
 47 ends after two such reports) and its ``clue`` class is almost never right, so on the
 detector a searcher reports false victims and no clue. A namer trained on these crops names
-each ``person`` and ``clue`` box again: ``person`` (a victim, any posture), a clue kind in the
-words of the task's ``detect_classes`` (``tent``, ``water bottle``, ...) or ``nothing`` (bare
-terrain, rock, tree or water: a box on no thing). The embedded runner maps the name through
-the task's prompts (``person`` -> ``victim``, ``tent`` -> ``clue:tent``); ``nothing`` is no
-label a searcher reports.
+each ``person`` and ``clue`` box again, in the benchmark's own labels: ``victim`` (any
+posture), ``clue:<class>`` (``clue:tent``, ``clue:water_bottle``, ...) or ``nothing`` (bare
+terrain, rock, tree or water: a box on no thing, which no searcher reports). Labels that are
+not a detector class or a task prompt pass the embedded runner's and the perception node's
+prompt mapping unchanged, so a searcher gets them as they are.
 
 Splits, as the detector's frames: ESAR ships one split of 600 tasks over 12 events; the
 namer's **train** crops come from the tasks of the events with ``event % 5 != 4``, its
@@ -39,13 +39,9 @@ MIN_VIEWS, MAX_VIEWS = 2, 24
 
 
 def kind_of(label: str) -> str | None:
-    """The namer's kind of a simulator label: ``victim`` -> ``person``, ``clue:<c>`` -> its
-    prompt (underscores as spaces); None for anything else."""
-    if label == "victim":
-        return "person"
-    if label.startswith("clue:"):
-        return label[len("clue:"):].replace("_", " ")
-    return None
+    """The namer's kind of a simulator label: the label itself for a victim or a clue; None for
+    anything else (scene parts)."""
+    return label if label == "victim" or label.startswith("clue:") else None
 
 
 def split_tasks(split: str) -> list[int]:
