@@ -168,6 +168,19 @@ def test_false_victims_name_what_the_unpaired_estimates_lay_on():
     assert false_victims([], [((0.0, 76.0, 0.0), 5.0)], clues, EsarScoring()) == {"nothing": 1}   # 16 m: too far
 
 
+def test_false_victim_summary_sums_what_the_reports_lay_on():
+    from hazard_sim.tasks.esar.paper import aggregate, false_victim_summary, table_rows
+    base = {"sr": 0.0, "tsr": 0.0, "cds": 0.0, "rs": 10.0, "safe": True, "tier": "Simple", "time_of_day": 12.0,
+            "weather": "clear"}
+    rows = [dict(base, false_victims={"clue:tent": 1, "nothing": 2}), dict(base, false_victims={}),
+            dict(base, false_victims={"clue:tent": 2}), dict(base)]          # the last: an older result
+    assert false_victim_summary(rows) == {"tasks": 3, "tasks_with": 2, "reports": 5,
+                                          "on": {"clue:tent": 3, "nothing": 2}}
+    assert false_victim_summary([base]) is None
+    text = table_rows("esar", [dict(aggregate(rows), agent="probmap")])
+    assert "probmap: false victim reports 5 in 2 of 3 tasks" in text and "clue:tent 3, nothing 2" in text
+
+
 def test_cds_and_rs_formula_worked_example():
     clues = [("tent", (0, 0, 0)), ("backpack", (100, 0, 0)), ("jacket", (200, 0, 0)), ("rope", (300, 0, 0))]
     reports = [("tent", (5, 0, 0), 10.0), ("helmet", (103, 0, 0), 20.0), ("tent", (900, 0, 0), 30.0)]

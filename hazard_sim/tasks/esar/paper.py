@@ -31,9 +31,25 @@ def aggregate(results: list[dict]) -> dict:
         out["tiers"][t] = {"episodes": len(rows), **{k: _mean(rows, k) for k in KEYS}}
     night = [r for r in results if r.get("time_of_day") is not None and not 6.0 <= r["time_of_day"] <= 20.0]
     fog = [r for r in results if r.get("weather") in ("fog", "snowstorm", "sandstorm")]
+    out["false_victims"] = false_victim_summary(results)
     out["night"] = {"episodes": len(night), **{k: _mean(night, k) for k in KEYS}}
     out["low_visibility"] = {"episodes": len(fog), **{k: _mean(fog, k) for k in KEYS}}
     return out
+
+
+def false_victim_summary(results: list[dict]) -> dict | None:
+    """Victim estimates that located no victim, over the tasks whose results say what they lay
+    on (``false_victims``; older results do not): ``{"tasks": n, "tasks_with": m, "reports":
+    r, "on": {label: count}}``, or None when no result says."""
+    said = [r["false_victims"] for r in results if isinstance(r.get("false_victims"), dict)]
+    if not said:
+        return None
+    on: dict[str, int] = {}
+    for fv in said:
+        for label, n in fv.items():
+            on[label] = on.get(label, 0) + int(n)
+    return {"tasks": len(said), "tasks_with": sum(1 for fv in said if fv), "reports": sum(on.values()),
+            "on": dict(sorted(on.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
 def progress(r: dict) -> str:
@@ -61,6 +77,12 @@ def table_rows(benchmark: str, rows: list[dict]) -> str:
             lines.append(f"  {r['agent']}: night SR/CDS/RS {_f(n.get('sr'))}/{_f(n.get('cds'))}/{_f(n.get('rs'))} "
                          f"({n.get('episodes', 0)})   fog, snowstorm, sandstorm {_f(f.get('sr'))}/{_f(f.get('cds'))}/"
                          f"{_f(f.get('rs'))} ({f.get('episodes', 0)})")
+    for r in rows:
+        fv = r.get("false_victims")
+        if fv:
+            on = ", ".join(f"{label} {n}" for label, n in fv["on"].items()) or "-"
+            lines.append(f"  {r['agent']}: false victim reports {fv['reports']} in {fv['tasks_with']} of {fv['tasks']} "
+                         f"tasks; nearest true thing within the clue radius: {on}")
     for name, p in PAPER.items():
         lines.append(f"{name:22s} {'':>4s}  " + "  ".join(_f(p[k]) for k in KEYS))
     return "\n".join(lines + statistics(rows))
