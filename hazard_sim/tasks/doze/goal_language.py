@@ -139,10 +139,15 @@ def parse_hint(text: str, furniture=()):
     k = next((i for i, w in enumerate(words) if i > 0 and w.lower() in IS_WORDS), None)
     if k is None:
         k = next((i for i, w in enumerate(words) if len(w) > 4 and w[-2:].lower() in IS_WORDS), None)
+        if k is not None:
+            words = words[:k] + [words[k][:-2], "is"] + words[k + 1:]
+            k += 1
+    if k is None:     # or run into the relation after it ("isunder")
+        k = next((i for i, w in enumerate(words) if i > 0 and len(w) > 3 and w[:2].lower() in IS_WORDS
+                  and _close(w[2:], RELATIONS, 0.6)), None)
         if k is None:
             return None
-        words = words[:k] + [words[k][:-2], "is"] + words[k + 1:]
-        k += 1
+        words = words[:k] + ["is", words[k][2:]] + words[k + 1:]
     kind, after = words[:k], words[k + 1:]
     if not kind or not after:
         return None
@@ -161,7 +166,9 @@ def parse_hint(text: str, furniture=()):
     furn = " ".join(after).lower()
     known = [str(f).lower() for f in furniture]
     if known and furn not in known:
-        furn = _close(furn, known, 0.6)
+        # the words as read, else without their first (a "the" misread past recognition: "Ltic bed")
+        tries = [furn] + ([" ".join(after[1:]).lower()] if len(after) > 1 else [])
+        furn = next((m for m in (t if t in known else _close(t, known, 0.6) for t in tries) if m), None)
         if furn is None:
             return None                 # no furniture the robot could look for: read the board again
     return (m.group("owner") or ""), " ".join(kind).lower(), rel, furn
