@@ -88,9 +88,10 @@ def build(out, benchmark: str, *, imgsz: int = 256, per_kind: int = 60, seed: in
     source = crop_source(benchmark)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    summary = {}
     old = out / "summary.json"
-    renames = json.loads(old.read_text()).get("renames") if old.is_file() else None
+    before = json.loads(old.read_text()) if old.is_file() else {}
+    renames = before.get("renames")
+    summary = {s: before[s] for s in ("train", "val") if s in before}     # the splits not rendered now stay
     for s in splits:
         path = out / f"{s}.npz"
         if not path.exists():
