@@ -424,3 +424,28 @@ def test_people_never_pass_through_the_robot_in_a_level3_episode():
         if env.done:
             break
     assert closest >= -1e-9, f"a person overlapped the robot by {-closest:.3f} m"
+
+
+def test_an_item_under_a_bed_can_be_seen():
+    """Level-1 test episode 296: Kate's skateboard lies under the bed (a hint goal). The bed stood
+    on a solid base to the floor, which hid it from every view (0 pixels over 300 poses around
+    it); on legs, the robot's camera sees it from some poses around the bed."""
+    from hazard_sim.perception.dataset_render import _look
+    from hazard_sim.runner import make_env
+    env = make_env("doze/level1", "test", 296, seed=0).unwrapped
+    env.reset()
+    try:
+        item = next(it for it in env.world.house.items if it.id == 1110)
+        assert item.relation[:2] == ("under", "bed")
+        target = np.asarray(item.position, float) + [0.0, 0.0, 0.05]
+        rng = np.random.default_rng(0)
+        seen = 0
+        for _ in range(300):
+            d, a = rng.uniform(0.5, 3.0), rng.uniform(-math.pi, math.pi)
+            xy = target[:2] + d * np.array([math.cos(a), math.sin(a)])
+            if env.is_free(xy):
+                _look(env, xy, target, rng)
+                seen = max(seen, int((env.observe(update_map=False)["seg"] == item.id).sum()))
+        assert seen >= 10, seen
+    finally:
+        env.close()

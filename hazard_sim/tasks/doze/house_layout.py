@@ -85,7 +85,11 @@ def _pieces(cat: str, rng) -> tuple[tuple[float, float], list, dict]:
     if cat == "bed":
         sx, sy = 1.6, 2.0
         sheet = tuple(int(v) for v in rng.choice([(230, 230, 240), (200, 220, 240), (240, 220, 200)]))
-        return (sx, sy), [("frame", (0, 0, 0.15), (sx, sy, 0.3), DARK_WOOD),
+        # a frame on legs (0.24 m clear under it: the "under the bed" places hold items up to 0.22 m,
+        # which a solid base to the floor hid from every view), the mattress on it
+        legs = [(f"leg{i}", (lx * (sx / 2 - 0.05), ly * (sy / 2 - 0.05), 0.12), (0.06, 0.06, 0.24), DARK_WOOD)
+                for i, (lx, ly) in enumerate(((-1, -1), (1, -1), (1, 1), (-1, 1)))]
+        return (sx, sy), [("frame", (0, 0, 0.27), (sx, sy, 0.06), DARK_WOOD), *legs,
                           ("mattress", (0, -0.05, 0.4), (sx - 0.1, sy - 0.2, 0.2), sheet),
                           ("headboard", (0, sy / 2 - 0.05, 0.55), (sx, 0.1, 1.1), DARK_WOOD)], \
             {"top": 0.5, "under": True}
