@@ -156,7 +156,7 @@ def table(a) -> None:
     if a.perception != "groundtruth":
         from hazard_sim.perception.embedded import PerceptionSettings
         perception = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer)
-        tag = f".{a.perception}_namer" if a.namer else f".{a.perception}"    # beside the ground truth's files
+        tag = perception.file_tag()     # beside the ground truth's files (level1_frontier.onnx_namer.jsonl)
     for agent in a.agents.split(","):
         for level in levels:
             r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,

@@ -206,8 +206,11 @@ def cmd_table(a) -> int:
     _check_dir_out(a.out_dir, "--out-dir")
     out_dir = Path(a.out_dir)
     episodes = _episodes(a)
-    # results of another perception backend go to files of their own (fire_test_greedy.onnx.jsonl)
-    tag = "" if a.perception in ("groundtruth", "gt", "ground_truth") else f".{a.perception}"
+    # results of another perception backend go to files of their own (fire_test_greedy.onnx.jsonl;
+    # with an instance namer: .onnx_namer.jsonl)
+    if not hasattr(a, "_perception_settings"):
+        a._perception_settings = _perception(a)
+    tag = a._perception_settings.file_tag()
     rows = []
     for agent in agents:
         a.agent = agent

@@ -318,6 +318,13 @@ def test_embedded_prompts_map_only_labels_the_detector_does_not_give_as_they_are
     assert i["labels"][1005] == "red thing"
 
 
+def test_results_files_of_a_perception_backend_carry_its_tag():
+    assert PerceptionSettings().file_tag() == "" and PerceptionSettings(backend="gt").file_tag() == ""
+    assert PerceptionSettings(backend="onnx", weights="d.onnx").file_tag() == ".onnx"
+    assert PerceptionSettings(backend="onnx", weights="d.onnx", namer="n.onnx").file_tag() == ".onnx_namer"
+    assert PerceptionSettings(backend="yolo_world").file_tag() == ".yolo_world"
+
+
 def test_settings_key_names_the_backend_and_weights():
     k = PerceptionSettings().key("esar")
     assert k == {"backend": "groundtruth", "min_pixels": 16}

@@ -131,6 +131,14 @@ class PerceptionSettings:
                             "namer_goal_min_score": goal})
         return out
 
+    def file_tag(self) -> str:
+        """What a results file of these settings carries before ``.jsonl``, beside the ground
+        truth's (``fire_test_greedy.onnx.jsonl``; with an instance namer ``.onnx_namer``)."""
+        name = canonical_name(self.backend)
+        if name == "groundtruth":
+            return ""
+        return f".{name}_namer" if self.namer else f".{name}"
+
     def effective_min_pixels(self, benchmark: str) -> int:
         return int(default_min_pixels(benchmark) if self.min_pixels is None else self.min_pixels)
 
