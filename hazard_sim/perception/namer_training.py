@@ -223,7 +223,7 @@ def plot_history(history_csv, png) -> Path:
     ax[0].set(xlabel="epoch", ylabel="training loss (label smoothing 0.1)", title="loss")
     ax[1].plot(ep, [float(r["val_top1"]) for r in rows], "o-", label="top-1")
     ax[1].plot(ep, [float(r["val_top5"]) for r in rows], "s--", label="top-5")
-    ax[1].set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1), title="held-out crops (test houses)")
+    ax[1].set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1), title="held-out crops (test scenes)")
     ax[1].legend()
     for a in ax:
         a.grid(alpha=0.3)
