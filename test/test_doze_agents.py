@@ -288,6 +288,27 @@ def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached
     assert agent.board_visits == {9: 2} and agent._unread_board(dist) is None    # two focus periods, no third
 
 
+def test_a_thing_under_a_piece_is_looked_for_from_past_its_edge_and_h_l3mvn_is_l3mvn_with_hints():
+    """Under a bed frame a thing shows only from 1.3-2.0 m off the footprint, from new places each
+    time; for on / in / next to the places stay within 1 m of the piece's centre. H-L3MVN is the
+    paper's L3MVN with hints: it does not keep away from people (C-L3MVN does)."""
+    from hazard_sim.tasks.doze.search import Instance
+    agent = _board_agent()
+    assert not agent.people_aware and agent.name == "h_l3mvn"
+    bed = Instance(5, "bed")
+    bed.lo, bed.hi = np.array([2.0, 2.0, 0.24]), np.array([3.6, 4.0, 0.3])
+    agent.hint, agent.hint_looked = ("under", "bed"), []
+    spots = {tuple(np.round(agent.grid.to_world(c), 2)) for c in agent._hint_spots(bed)}
+    assert (0.55, 3.05) in spots and (1.05, 3.05) not in spots and (5.25, 3.05) in spots   # 1.45, 0.95, 1.65 m
+    assert (2.85, 0.35) in spots and (2.85, 5.95) in spots and (2.85, 1.05) not in spots  # 1.65, 1.95, 0.95 m
+    agent.hint_looked = [np.array([0.55, 3.05])]
+    again = {tuple(np.round(agent.grid.to_world(c), 2)) for c in agent._hint_spots(bed)}
+    assert (0.55, 3.05) not in again and (0.55, 3.85) not in again and (0.55, 4.35) in again and (5.25, 3.05) in again
+    agent.hint = ("in", "bed")
+    near = [agent.grid.to_world(c) for c in agent._hint_spots(bed)]
+    assert near and max(np.linalg.norm(np.array(p) - [2.8, 3.0]) for p in near) <= 1.0 + 1e-9
+
+
 def _people_agent(name="c_l3mvn"):
     """An agent in a 6 m x 6 m empty room at (1.0, 3.0) facing +x (yaw 0), step 30, nobody seen yet."""
     from hazard_sim.navigation.grid import GridSpec

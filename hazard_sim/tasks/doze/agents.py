@@ -78,6 +78,9 @@ FURNITURE_NAMES = tuple(sorted({c for cats in ROOM_FURNITURE.values() for c in c
 #: m in front of a whiteboard the robot may read it from, nearest first (furniture may stand at 1 m)
 READ_DISTANCES = (1.0, 1.4, 1.8, 0.8)
 FOCUS_STEPS = 60             # steps spent going to / facing a board before it is given a rest
+#: m from a piece's footprint a thing under it is looked for from, and how many such places
+UNDER_RING = (1.3, 2.0)
+UNDER_VIEWS = 3
 
 DISTANCE_COST = 0.02         # probability per metre: 0.1 more probability is worth a 5 m detour
 
@@ -123,8 +126,10 @@ class CollisionAwareL3MVN(L3MVNAgent):
     people_aware = True
 
 
-class HintAwareL3MVN(CollisionAwareL3MVN):
-    """C-L3MVN that reads whiteboards (RapidOCR) and follows a note naming the goal (H-L3MVN)."""
+class HintAwareL3MVN(L3MVNAgent):
+    """L3MVN that reads whiteboards (RapidOCR) and follows a note naming the goal (H-L3MVN). The
+    paper builds H-L3MVN on L3MVN ("we enhance the L3MVN by utilizing the hint"), not on C-L3MVN:
+    it does not keep away from people."""
     name = "h_l3mvn"
     reads_hints = True
 
@@ -172,6 +177,7 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
         self.board_texts: dict[int, set] = {}     # board -> texts read there (alphanumerics, lower case)
         self.board_visits: dict[int, int] = {}    # board -> focus periods spent on it
         self.board_focus = None
+        self.hint_looked: list = []               # places a thing under a piece was looked for from
         super().reset(obs, info)
 
     def _find_goal(self):
@@ -185,7 +191,7 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
             furn = [f for f in self.inst.values() if f.label.lower() == self.hint[1]]
             best = None
             for f in furn:
-                cells = self._cells_near(f.center[:2], 1.0)
+                cells = self._hint_spots(f)
                 d = [dist[c] for c in cells if np.isfinite(dist[c])]
                 if d and (best is None or min(d) < best[0]):
                     best = (min(d), f)
@@ -193,8 +199,10 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
                 if best[0] * CELL < 1.0:
                     self.look_around = 12          # at the furniture: look around once
                     self.hint_reached = True
+                    if self.hint[0] == "under" and len(self.hint_looked) < UNDER_VIEWS:
+                        self.hint_looked.append(self.pose[:2].copy())
                 else:
-                    cells = self._cells_near(best[1].center[:2], 1.0)
+                    cells = self._hint_spots(best[1])
                     c = min((c for c in cells if np.isfinite(dist[c])), key=lambda c: dist[c])
                     return self.grid.to_world(c)
         if getattr(self, "board_focus", None) is not None:
@@ -208,6 +216,23 @@ class HintAwareL3MVN(CollisionAwareL3MVN):
             self.board_since = self.t
             return self.board_spot
         return super().choose_global_goal(cost, dist)
+
+    def _hint_spots(self, f) -> list:
+        """Free cells to look for the hinted thing from: within 1 m of the piece ``f`` (on, in, next
+        to), or, for a thing under it, 1.3-2.0 m from its footprint and 1 m from the places already
+        looked from (at most ``UNDER_VIEWS``): a low thing under a bed frame shows only past the
+        frame's edge, from further off (from 0.9 m up, about 1.4 m off for 0.3 m in under a 0.24 m
+        frame)."""
+        if self.hint[0] != "under":
+            return self._cells_near(f.center[:2], 1.0)
+        c = self.grid.centres()
+        dx = np.maximum(np.maximum(f.lo[0] - c[..., 0], 0.0), c[..., 0] - f.hi[0])
+        dy = np.maximum(np.maximum(f.lo[1] - c[..., 1], 0.0), c[..., 1] - f.hi[1])
+        d = np.hypot(dx, dy)
+        m = (d >= UNDER_RING[0]) & (d <= UNDER_RING[1]) & ~self._blocked()
+        for p in self.hint_looked:
+            m &= np.linalg.norm(c - p, axis=-1) > 1.0
+        return [tuple(x) for x in np.argwhere(m)]
 
     def _decide(self) -> str:
         # at a board's reading spot: turn to face the board, then read it (next observation)
