@@ -133,7 +133,7 @@ class PerceptionSettings:
 
     def file_tag(self) -> str:
         """What a results file of these settings carries before ``.jsonl``, beside the ground
-        truth's (``fire_test_greedy.onnx.jsonl``; with an instance namer ``.onnx_namer``)."""
+        truth's (``<stem>.onnx.jsonl``; with an instance namer ``<stem>.onnx_namer.jsonl``)."""
         name = canonical_name(self.backend)
         if name == "groundtruth":
             return ""
