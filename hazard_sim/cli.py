@@ -102,13 +102,18 @@ def _perception(a):
     return s
 
 
-def _run_options(a) -> dict:
-    """What run, bench and table pass to every episode besides the agent."""
+def _perception_once(a):
+    """:func:`_perception` of ``a``, checked once per command (kept on ``a``)."""
     if not hasattr(a, "_perception_settings"):
         a._perception_settings = _perception(a)
+    return a._perception_settings
+
+
+def _run_options(a) -> dict:
+    """What run, bench and table pass to every episode besides the agent."""
     return dict(camera=_camera(a), render_backend=a.render_backend,
                 processes_act_on_body=getattr(a, "processes_act_on_body", False),
-                frame_limit=getattr(a, "frame_limit", None), perception=a._perception_settings)
+                frame_limit=getattr(a, "frame_limit", None), perception=_perception_once(a))
 
 
 def _agent_kwargs(a) -> dict:
@@ -208,9 +213,7 @@ def cmd_table(a) -> int:
     episodes = _episodes(a)
     # results of another perception backend go to files of their own (fire_test_greedy.onnx.jsonl;
     # with an instance namer: .onnx_namer.jsonl)
-    if not hasattr(a, "_perception_settings"):
-        a._perception_settings = _perception(a)
-    tag = a._perception_settings.file_tag()
+    tag = _perception_once(a).file_tag()
     rows = []
     for agent in agents:
         a.agent = agent

@@ -78,7 +78,7 @@ from hazard_ros.ros_node_main import run_node
 from hazard_ros.setup_node import SetupNode
 from hazard_sim.perception.embedded import classes_from_task
 from hazard_sim.perception.instances import keep_seen
-from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary
+from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary, prompt_map
 from perception_node.detectors import DetectorError, make_detector
 from perception_node.instance_outputs import PUBLISHED_TOPICS as INSTANCE_TOPICS
 from perception_node.instance_outputs import FrameInstances, InstancePublishers, TruthBoxes
@@ -229,10 +229,7 @@ class PerceptionNode(SetupNode):
         detector gets instead of the labels (the ground-truth detector matches labels)."""
         self.prompt_to_label = {}
         if prompts and not self.detector.needs_segmentation and classes is not None:
-            # a label the detector knows as it is (a namer's kinds) is asked for as it is
-            known = set(self._vocabulary() or ())
-            self.prompt_to_label = {str(prompts.get(c, c)): c for c in classes if c not in known}
-            classes = [c if c in known else str(prompts.get(c, c)) for c in classes]
+            classes, self.prompt_to_label = prompt_map(classes, prompts, self._vocabulary())
         try:
             self.unknown_classes = self.detector.set_classes(classes)
         except DetectorError as exc:

@@ -187,8 +187,9 @@ class NavInputs:
         period = self._camera_period
         if not period or need < 0:
             return -1
-        frame = need // int(round(self.frame_dt * 1e9))
-        return (frame - frame % period) * int(round(self.frame_dt * 1e9))
+        frame_ns = int(round(self.frame_dt * 1e9))
+        frame = need // frame_ns
+        return (frame - frame % period) * frame_ns
 
     def _map_due(self, frame: int) -> bool:
         """Lock-step: does ``frame`` bring a new map (a camera frame)?"""

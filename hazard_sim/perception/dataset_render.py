@@ -206,6 +206,19 @@ def ground_frames(env, rng, shots: int):
                 break
 
 
+def place_above(env, target, rng) -> bool:
+    """Put a flying body 4-45 m above and 0-40 m beside ``target``, facing it (yaw jittered by
+    up to 0.3 rad); False when 20 draws found no free place in the scene."""
+    for _ in range(20):
+        d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
+        p = np.array([target[0] + d * math.cos(a), target[1] + d * math.sin(a), target[2] + rng.uniform(4.0, 45.0)])
+        if env.world.scene.contains(p[:2]) and env.is_free(p):
+            env.agent.xy, env.agent.z = p[:2].copy(), float(p[2])
+            env.agent.yaw = math.atan2(target[1] - p[1], target[0] - p[0]) + rng.uniform(-0.3, 0.3)
+            return True
+    return False
+
+
 def esar_frames(env, rng, shots: int):
     """Views of an ESAR task: the UAV 4-45 m above and 0-40 m beside a victim or clue, facing
     it; yields ``(tag, camera obs)`` for each of its four cameras."""
@@ -214,15 +227,8 @@ def esar_frames(env, rng, shots: int):
         return
     for k in range(shots):
         tgt = items[int(rng.integers(len(items)))]
-        for _ in range(20):
-            d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
-            p = np.array([tgt[0] + d * math.cos(a), tgt[1] + d * math.sin(a), tgt[2] + rng.uniform(4.0, 45.0)])
-            if env.world.scene.contains(p[:2]) and env.is_free(p):
-                break
-        else:
+        if not place_above(env, tgt, rng):
             continue
-        env.agent.xy, env.agent.z = p[:2].copy(), float(p[2])
-        env.agent.yaw = math.atan2(tgt[1] - p[1], tgt[0] - p[0]) + rng.uniform(-0.3, 0.3)
         obs = env.observe(update_map=False)
         for cam, co in obs["cameras"].items():
             yield f"s{k:03d}_{cam}", {"rgb": co["rgb"], "seg": co["seg_visible"], "hazard": None}
@@ -240,9 +246,8 @@ def episode_list(plan: Plan, split: str, scale: float = 1.0) -> list[tuple[str, 
     for b in DOZE_LEVELS:
         n = max(1, round(plan.doze_episodes * frac * scale))
         out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
-    ds = get_spec("esar").dataset
-    held = split != "train"
-    tasks = [i for i in range(ds.count("test")) if (ds.load("test", i)["event"] % 5 == 4) == held]
+    from hazard_sim.tasks.esar.scenario import event_tasks
+    tasks = event_tasks(held=split != "train")
     n = max(1, round(plan.esar_tasks * frac * scale))
     order = np.random.default_rng(7).permutation(len(tasks))      # fixed order: a larger n adds tasks
     out += [("esar", "test", tasks[k]) for k in sorted(order[:n])]

@@ -39,7 +39,7 @@ import numpy as np
 
 from hazard_sim.perception.backends import canonical_name, make_backend
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
-from hazard_sim.perception.vocabulary import task_in_vocabulary, vocabulary_of
+from hazard_sim.perception.vocabulary import prompt_map, task_in_vocabulary, vocabulary_of
 
 PHANTOM_BASE = 1 << 30
 GROUND_IOU = 0.5
@@ -175,8 +175,7 @@ class EmbeddedPerception:
             self.backend.prompt(classes_from_task(task))
         dc = task.get("detect_classes")
         prompts = dc if isinstance(dc, dict) else {}
-        known = set(self.vocabulary or ())      # a label the detector gives as it is (a namer's kinds): no prompt
-        self.prompt_to_label = {str(p): str(lab) for lab, p in prompts.items() if str(lab) not in known}
+        self.prompt_to_label = prompt_map(list(prompts), prompts, self.vocabulary)[1]
         if self.name == "yolo_world":
             labels = classes_from_task(task)
             self.backend.set_classes([str(prompts.get(c, c)) for c in labels])

@@ -53,6 +53,17 @@ def class_for(task: dict, label: str) -> str | None:
     return class_of(str(bench), str(label)) if bench else None
 
 
+def prompt_map(labels, prompts: dict, known=()) -> tuple[list[str], dict[str, str]]:
+    """(the names to ask a detector for, prompt -> label) for a task's ``labels`` and its
+    ``prompts`` (label -> text, a task's ``detect_classes``): a label the detector gives as it is
+    (in ``known``: a closed vocabulary, such as a namer's kinds) is asked for as it is and keeps
+    no prompt; any other is asked for by its prompt (none: the label), and detections of that
+    prompt are the label's."""
+    known = set(known or ())
+    asked = [c if c in known else str(prompts.get(c, c)) for c in labels]
+    return asked, {str(prompts.get(c, c)): str(c) for c in labels if c not in known}
+
+
 def labels_in_vocabulary(labels, known, task: dict) -> list[str]:
     """A closed-vocabulary detector's words for a task's labels (its class list): a label
     the detector knows stays, another becomes its class (:func:`class_for`) when the
@@ -94,4 +105,4 @@ def task_in_vocabulary(task: dict, vocabulary) -> tuple[dict, dict]:
     return out, report
 
 
-__all__ = ["class_for", "class_names", "labels_in_vocabulary", "task_in_vocabulary", "vocabulary_of"]
+__all__ = ["class_for", "class_names", "labels_in_vocabulary", "prompt_map", "task_in_vocabulary", "vocabulary_of"]

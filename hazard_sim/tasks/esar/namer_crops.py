@@ -34,7 +34,6 @@ from hazard_sim.perception.namer_dataset import CropSet
 NOTHING = "nothing"
 #: the detector classes a namer of these crops names again
 RENAMES = ("person", "clue")
-HELD_OUT_EVENT = 4            # events with event % 5 == 4 are held out (as the detector's frames)
 MIN_VIEWS, MAX_VIEWS = 2, 24
 
 
@@ -46,26 +45,12 @@ def kind_of(label: str) -> str | None:
 
 def split_tasks(split: str) -> list[int]:
     """The task indices of a namer split (module docstring), in a fixed shuffled order."""
-    from hazard_sim.core.spec import get_spec
+    from hazard_sim.tasks.esar.scenario import event_tasks
     if split not in ("train", "test"):
         raise ValueError(f"unknown split {split!r}: train or test")
-    ds = get_spec("esar").dataset
-    held = split == "test"
-    tasks = [i for i in range(ds.count("test")) if (ds.load("test", i)["event"] % 5 == HELD_OUT_EVENT) == held]
+    tasks = event_tasks(held=split == "test")
     order = np.random.default_rng(11).permutation(len(tasks))
     return [tasks[k] for k in order]
-
-
-def _place(env, target, rng) -> bool:
-    """Put the UAV 4-45 m above and 0-40 m beside ``target``, facing it; False if no free place."""
-    for _ in range(20):
-        d, a = rng.uniform(0.0, 40.0), rng.uniform(-math.pi, math.pi)
-        p = np.array([target[0] + d * math.cos(a), target[1] + d * math.sin(a), target[2] + rng.uniform(4.0, 45.0)])
-        if env.world.scene.contains(p[:2]) and env.is_free(p):
-            env.agent.xy, env.agent.z = p[:2].copy(), float(p[2])
-            env.agent.yaw = math.atan2(target[1] - p[1], target[0] - p[0]) + rng.uniform(-0.3, 0.3)
-            return True
-    return False
 
 
 def _ground_patch(seg, labels, rng):
@@ -92,12 +77,14 @@ def crops(split: str, *, imgsz: int = 256, per_kind: int = 300, min_pixels: int 
         env.reset()
         return env
 
+    from hazard_sim.core.spec import get_spec
+    from hazard_sim.perception.dataset_render import place_above
+    ds = get_spec("esar").dataset
     tasks = split_tasks(split)[:houses]
     counts = Counter()
-    for i in tasks:                                   # kinds over the split first: views per item
-        env = env_of(i)
-        counts.update(k for k in (kind_of(str(lab)) for lab in env.world.labels().values()) if k)
-        env.close()
+    for i in tasks:                           # kinds over the split first (from its task files): views per item
+        ep = ds.load("test", i)
+        counts.update(["victim"] * len(ep["victims"]) + [f"clue:{c['class']}" for c in ep["clues"]])
     views_of = {kind: int(min(MAX_VIEWS, max(MIN_VIEWS, math.ceil(per_kind / max(n, 1)))))
                 for kind, n in counts.items()}
     all_views = sum(n * views_of[kind] for kind, n in counts.items())
@@ -114,7 +101,7 @@ def crops(split: str, *, imgsz: int = 256, per_kind: int = 300, min_pixels: int 
                       if kind_of(o.name)]
             for oid, kind, pos in things:
                 for _ in range(views_of[kind]):
-                    if not _place(env, pos, rng):
+                    if not place_above(env, pos, rng):
                         continue
                     obs = env.observe(update_map=False)
                     n_views += 1

@@ -452,3 +452,12 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def event_tasks(held: bool) -> list[int]:
+    """The task indices (the one shipped split) of the held-out events (``event % 5 == 4``) or of
+    the others, in order: the detector's frames and the namer's crops trained on never show a
+    held-out event."""
+    from hazard_sim.core.spec import get_spec
+    ds = get_spec("esar").dataset
+    return [i for i in range(ds.count("test")) if (ds.load("test", i)["event"] % 5 == 4) == held]
