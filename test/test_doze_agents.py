@@ -151,6 +151,7 @@ def _agent_at_counter(pose_xy, yaw=math.pi / 2):
     agent.pose = np.array([pose_xy[0], pose_xy[1], yaw])
     agent.target, agent.target_id = np.array([2.5, 2.45]), 7
     agent.bumped, agent.target_bumps = False, 0
+    agent.goal, agent.hint = Goal("mug"), None
     return agent
 
 
@@ -235,9 +236,22 @@ def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
     # a furniture word close to none of the known names ("ba)": bed 0.4, basket 0.5): not read
     assert parse_hint("Kate, your skateboard is unve the ba).", furniture) is None
     assert parse_hint("Kate, your skateboard is unve the ba).") == ("Kate", "skateboard", "under", "ba")
+    # level-1 test episode 612's board, read from 0.7 m: "your" run into the thing's name
+    assert parse_hint("Bevi yourumbrella is under the bed.", furniture) == ("Bevi", "umbrella", "under", "bed")
     for note in ("Water the plants every Monday.", "Call the plumber about the sink.",
                  "Team meeting on Friday at 3 pm."):
         assert parse_hint(note, furniture) is None
+
+
+def test_a_note_read_cleanly_is_read_and_a_hint_misread_is_not():
+    from hazard_sim.tasks.doze.agents import plain_note
+    for note in ("Water the plants every Monday.", "Buy milk, eggs and fresh bread.",
+                 "Recycling goes out on Tuesday.", "Call the plumbsr about the sink."):
+        assert plain_note(note), note
+    for text in ("Buymik enos snd.es7t1899.", "my kmrdio", "Buy mllk, eggs", "Water the pant: every Mondey.",
+                 "Kate, your skateboard is under the bed.", "Kate, yoat skateboard is under the bed.",
+                 "os yaur guitar is te the shelf.", "Kate, you skateboard is under the bed."):
+        assert not plain_note(text), text
 
 
 def test_a_hints_furniture_is_the_piece_it_names_not_a_longer_one_seen_first():
@@ -278,7 +292,14 @@ def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached
     agent.board_visits = {}
     _, dist = agent._dist_field(agent._cost())
     spot, _ = agent._unread_board(dist)
-    assert np.allclose(spot, [1.85, 3.0])     # 1.4 m and 1.8 m: 1.45 is inside the table's growth
+    # not from 1.8 m, where OCR reads nothing: 1.4 m off the wall, 0.3 m to the side (1.43 m off its middle)
+    assert np.allclose(spot, [1.45, 2.7])
+    agent.obst[:, 3:15] = True                # the whole wall is furnished up to 1.5 m: no place within 1.45 m
+    _, dist = agent._dist_field(agent._cost())
+    agent.board_visits = {}
+    assert agent._unread_board(dist) is None
+    agent.obst[:, 3:15] = False
+    agent.obst[28:33, 8:13] = True
     dist[:] = np.inf                          # nowhere in front of it can be reached: not a goal
     dist[agent.grid.to_cell(agent.pose[:2])] = 0.0
     agent.board_visits = {}
@@ -286,6 +307,55 @@ def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached
     _, dist = agent._dist_field(agent._cost())
     assert agent._unread_board(dist) is not None and agent._unread_board(dist) is not None
     assert agent.board_visits == {9: 2} and agent._unread_board(dist) is None    # two focus periods, no third
+
+
+def test_the_nearest_board_is_read_first():
+    from hazard_sim.tasks.doze.search import Instance
+    agent = _board_agent()
+    near = Instance(10, "whiteboard")              # on the wall x = 6, 1 m behind the robot at x 4
+    near.lo, near.hi = np.array([5.94, 2.4, 0.65]), np.array([5.96, 3.6, 1.45])
+    agent.inst = {**agent.inst, 10: near}
+    _, dist = agent._dist_field(agent._cost())
+    spot, centre = agent._unread_board(dist)
+    assert np.allclose(centre, [5.95, 3.0]) and agent.board_bid == 10
+    assert 1.0 <= 5.95 - spot[0] <= 1.45 and abs(spot[1] - 3.0) <= 0.3 + 1e-9
+
+
+def test_a_board_seen_from_the_side_is_not_read_and_counts_as_read_only_from_in_front(monkeypatch):
+    from hazard_sim.tasks.doze import agents as doze_agents
+    reads = []
+    monkeypatch.setattr(doze_agents, "ocr_text", lambda crop: reads.append(crop.shape) or "my kmrdio")
+    agent = _board_agent()
+    agent.board_texts, agent.goal = {}, Goal("Kate's skateboard")
+    seg = np.zeros((256, 256), np.int32)
+    obs = {"seg": seg, "rgb": np.zeros((256, 256, 3), np.uint8)}
+    agent.inst[9].last = agent.t
+    seg[60:220, 50:200] = 9                        # 150 x 160 px: seen from far to the side
+    agent._read_boards(obs)
+    assert reads == [] and agent.board_tries == {}
+    seg[:] = 0
+    seg[80:180, 50:200] = 9                        # 150 x 100 px: in front, from up close
+    agent._read_boards(obs)
+    assert len(reads) == 1 and agent.boards_ok == {9}
+    agent.boards_ok, agent.board_tries, agent.t = set(), {}, agent.t + 30
+    agent.inst[9].last = agent.t
+    seg[:] = 0
+    seg[70:200, 50:200] = 9                        # 150 x 130 px: read, but not from in front
+    agent._read_boards(obs)
+    assert len(reads) == 2 and agent.boards_ok == set()
+
+
+def test_a_thing_under_a_piece_is_approached_from_just_inside_success_distance():
+    from hazard_sim.tasks.doze import search
+    agent = _board_agent()
+    agent.goal = Goal("Kate's skateboard")
+    assert agent._approach_radii() == search.APPROACH_RADII
+    agent.hint = ("under", "bed")
+    assert agent._approach_radii() == (*search.APPROACH_RADII, search.FAR_DONE - 0.05)
+    agent.hint = ("next to", "bed")
+    assert agent._approach_radii() == search.APPROACH_RADII
+    agent.hint, agent.goal = None, Goal("sneaker under the bed")
+    assert agent._approach_radii()[-1] == search.FAR_DONE - 0.05
 
 
 def test_a_thing_under_a_piece_is_looked_for_from_past_its_edge_and_h_l3mvn_is_l3mvn_with_hints():
@@ -321,6 +391,7 @@ def _people_agent(name="c_l3mvn"):
     agent.person_recent, agent.person_tracks, agent.person_avoid = [], {}, {}
     agent.t, agent.waited, agent.global_goal = 30, 0, None
     agent.pose = np.array([1.0, 3.0, 0.0])
+    agent.goal, agent.hint = Goal("mug"), None
     return agent
 
 

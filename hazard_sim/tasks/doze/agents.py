@@ -75,14 +75,41 @@ class FrontierAgent(SearchAgent):
 #: a note's furniture word is read against these and the labels seen, so "shelf" is not taken for a
 #: "bookshelf" because no shelf has been seen yet
 FURNITURE_NAMES = tuple(sorted({c for cats in ROOM_FURNITURE.values() for c in cats} | set(FURNITURE_ROOM)))
-#: m in front of a whiteboard the robot may read it from, nearest first (furniture may stand at 1 m)
-READ_DISTANCES = (1.0, 1.4, 1.8, 0.8)
+#: m off the wall a whiteboard may be read from, and along it off its middle: RapidOCR reads every
+#: note at 1 m straight on and none at 2 m (8 cm capitals are 10 px tall at 1 m, 5 px at 2 m), so the
+#: places are at most :data:`READ_RANGE` from the board's middle; closer than 1 m only straight on
+#: (a 1.2 m board is seen whole there only so; from 0.7 m not at all)
+READ_DISTANCES = (1.0, 1.2, 1.4, 0.8)
+READ_SIDEWAYS = (0.0, -0.3, 0.3)
+READ_RANGE = 1.45
+#: m of way a reading place is worth per metre it is further from the board than 1 m (or nearer)
+READ_PLACE_COST = 1.0
+#: a board (1.2 m x 0.8 m, 1.5 : 1) is read only when its seen box is at least this wide for its
+#: height (from up to about 50 degrees off its front; further round the text is a slant RapidOCR
+#: misreads), and counts as read from up close only from in front (about 30 degrees)
+OBLIQUE_ASPECT = 1.0
+FRONTAL_ASPECT = 1.3
 FOCUS_STEPS = 60             # steps spent going to / facing a board before it is given a rest
 #: m from a piece's footprint a thing under it is looked for from, and how many such places
 UNDER_RING = (1.3, 2.0)
 UNDER_VIEWS = 3
 
+#: how close a name read on a note must be to the goal's owner (difflib ratio): OCR misreads half a
+#: short name ("Bevi" for "Ravi"); the thing's kind must match as well
+OWNER_MATCH = 0.5
+
 DISTANCE_COST = 0.02         # probability per metre: 0.1 more probability is worth a 5 m detour
+
+
+def plain_note(text: str) -> bool:
+    """A note read cleanly that names nobody's thing ("Water the plants every Monday."): three words
+    or more, letters and commas only, ending in a full stop, and no word like "your" in it (a hint
+    misread, "Kate, yoat skateboard ...", stays unread, to be read again)."""
+    t = " ".join(text.split())
+    words = t.rstrip(".").replace(",", " ").split()
+    return (t.endswith(".") and len(words) >= 3 and all(w.isalpha() for w in words)
+            and not HINT_RE.search(t)
+            and not any(w[0].lower() in "yv" and 3 <= len(w) <= 5 for w in words))
 
 
 class L3MVNAgent(SearchAgent):
@@ -142,9 +169,11 @@ class HintAwareL3MVN(L3MVNAgent):
             rows, cols = np.nonzero(mask)
             if not len(rows) or cols.min() == 0 or cols.max() == seg.shape[1] - 1:
                 continue                                  # not seen whole
-            w = cols.max() - cols.min() + 1
+            w, h = cols.max() - cols.min() + 1, rows.max() - rows.min() + 1
             if w < 80 or bid in self.boards_ok or len(self.board_tries.get(bid, ())) >= 6:
                 continue
+            if w < OBLIQUE_ASPECT * h:
+                continue                                  # seen too much from the side to read
             tries = self.board_tries.setdefault(bid, [])
             if tries and w < 1.2 * tries[-1][1] and self.t - tries[-1][0] < 20:
                 continue                              # read again from closer, or a while later
@@ -160,14 +189,16 @@ class HintAwareL3MVN(L3MVNAgent):
             seen_texts = self.board_texts.setdefault(bid, set())
             again = len(key) >= 12 and key in seen_texts and not HINT_RE.search(text)
             seen_texts.add(key)
-            if note is not None or w >= 140 or again:      # read (a hint, another note from up close, or
-                self.boards_ok.add(bid)                      # the same words twice)
+            close = w >= 140 and w >= FRONTAL_ASPECT * h
+            if note is not None or close or again or plain_note(text):
+                self.boards_ok.add(bid)     # read: a hint, another note (read cleanly, or from up close
+                #                             and in front), or the same words twice
             if note is None:
                 continue
             owner, kind, rel, furn = note
             import difflib
             owner_ok = self.goal.owner is None or not owner or \
-                difflib.SequenceMatcher(None, owner.lower(), self.goal.owner.lower()).ratio() >= 0.6
+                difflib.SequenceMatcher(None, owner.lower(), self.goal.owner.lower()).ratio() >= OWNER_MATCH
             if owner_ok and difflib.SequenceMatcher(None, kind, self.goal.phrase).ratio() >= 0.7:
                 self.hint = (rel, furn)
                 self.target, self.target_id = None, None    # re-decide with the hint
@@ -250,12 +281,17 @@ class HintAwareL3MVN(L3MVNAgent):
         return super()._decide()
 
     def _unread_board(self, dist):
-        """A seen whiteboard that could not be read yet: (a reachable free place in front of it, its
-        centre), or None.  A board gets at most two focus periods: one that ends without a read
-        (no reading spot reached, or the board never seen whole from it) counts."""
+        """The seen whiteboard that can be read soonest and could not be read yet: (a reachable free
+        place in front of it, its centre), or None.  The places are :data:`READ_DISTANCES` off the
+        wall and :data:`READ_SIDEWAYS` along it, within :data:`READ_RANGE` of the board's middle
+        (furniture often stands right in front of a board); of every board's places the one with the
+        least way there plus :data:`READ_PLACE_COST` per metre off 1 m from the board is taken.  A
+        board gets at most two focus periods: one that ends without a read (no reading spot
+        reached, or the board never seen whole from it) counts."""
         if self.hint is not None:
             return None
         blocked = self._blocked()
+        best = None
         for bid, inst in self.inst.items():
             if inst.label != "whiteboard" or bid in self.boards_ok or len(self.board_tries.get(bid, ())) >= 6:
                 continue
@@ -266,14 +302,25 @@ class HintAwareL3MVN(L3MVNAgent):
             normal_axis = int(np.argmin(ext[:2]))
             n = np.zeros(2)
             n[normal_axis] = 1.0 if self.pose[normal_axis] > c[normal_axis] else -1.0
+            along = np.array([-n[1], n[0]])
             for r in READ_DISTANCES:
-                spot = c + r * n
-                cell = self.grid.to_cell(spot)
-                if not blocked[cell] and np.isfinite(dist[cell]) and np.linalg.norm(spot - self.pose[:2]) > 0.4:
-                    self.board_bid = bid
-                    self.board_visits[bid] = self.board_visits.get(bid, 0) + 1
-                    return spot, c
-        return None
+                for side in READ_SIDEWAYS if r >= 1.0 else (0.0,):
+                    off = math.hypot(r, side)
+                    if off > READ_RANGE:
+                        continue
+                    spot = c + r * n + side * along
+                    cell = self.grid.to_cell(spot)
+                    if blocked[cell] or not np.isfinite(dist[cell]) or np.linalg.norm(spot - self.pose[:2]) <= 0.4:
+                        continue
+                    score = dist[cell] * CELL + READ_PLACE_COST * abs(off - 1.0)
+                    if best is None or score < best[0]:
+                        best = (score, bid, spot, c)
+        if best is None:
+            return None
+        _, bid, spot, c = best
+        self.board_bid = bid
+        self.board_visits[bid] = self.board_visits.get(bid, 0) + 1
+        return spot, c
 
 
 for _cls in (RandomAgent, FrontierAgent, L3MVNAgent, CollisionAwareL3MVN, HintAwareL3MVN):

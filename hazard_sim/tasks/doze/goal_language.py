@@ -107,6 +107,7 @@ class EmbedCache:
 
 
 HINT_RE = re.compile(r"(?:(?P<owner>[A-Za-z]+)\W+)?\by\w{1,3}r\b\W*(?P<rest>.+)$", re.I)
+GLUED_YOUR_RE = re.compile(r"\b(y[a-z]{1,2}r)(?=[a-z]{3,})", re.I)
 #: what OCR makes of "is" and "the" on the robot's crops ("Is", "ls", "1s"; "Ihe", ":he", "he", "tha")
 IS_WORDS = ("is", "ls", "1s", "js")
 
@@ -125,12 +126,13 @@ def _is_the(word: str) -> bool:
 
 def parse_hint(text: str, furniture=()):
     """A whiteboard note "Tony, your baseball bat is under the bed." -> (owner, kind, relation, furniture),
-    tolerant of OCR slips: "your", "is" and "the" misread or run into the next word ("skateboardls
-    uncer", "in theshelf", ":he bed"), the relation and the furniture matched to the closest known
+    tolerant of OCR slips: "your", "is" and "the" misread or run into the next word ("yourumbrella",
+    "skateboardls uncer", "in theshelf", ":he bed"), the relation and the furniture matched to the closest known
     words (a furniture word that names a piece in ``furniture`` itself is kept: "shelf" stays "shelf"
     however close "bookshelf" is).  With ``furniture`` given, a note whose furniture word is close to
     none of them is not read (None)."""
     t = " ".join(text.replace("\n", " ").split())
+    t = GLUED_YOUR_RE.sub(r"\1 ", t)                # "yourumbrella": "your" run into the thing's name
     m = HINT_RE.search(t)
     if not m:
         return None

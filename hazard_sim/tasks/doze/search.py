@@ -388,7 +388,7 @@ class SearchAgent(abc.ABC):
             d = float(np.linalg.norm(self.target - self.pose[:2]))
             if d <= DONE_DISTANCE:
                 return "Done"
-            path = self._approach_path(APPROACH_RADII)
+            path = self._approach_path(self._approach_radii())
             if path is None and self.people_aware and self._standing():
                 # bystanders' clearance covers every approach: squeeze past them, bodies kept apart,
                 # at worst to just inside success distance
@@ -460,6 +460,15 @@ class SearchAgent(abc.ABC):
         else:
             self.waited += 1
         return "RotateLeft" if self.waited % 2 else "RotateRight"
+
+    def _approach_radii(self) -> tuple:
+        """The rings the target is approached on: :data:`APPROACH_RADII`, and for a thing under a
+        piece (the goal's relation or a hint's) one more just inside success distance: it is reached
+        only from beside the piece, past whatever stands next to it."""
+        rel = self.goal.relation or self.hint
+        if rel is not None and rel[0] == "under":
+            return (*APPROACH_RADII, FAR_DONE - 0.05)
+        return APPROACH_RADII
 
     def _approach_path(self, radii, clearance: float = PERSON_CLEARANCE):
         """The path to the target's nearest reachable cell within the first of ``radii`` that has
