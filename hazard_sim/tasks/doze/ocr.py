@@ -13,6 +13,30 @@ def upscale(rgb: np.ndarray, f: int) -> np.ndarray:
     return np.asarray(img.resize((img.width * f, img.height * f), Image.LANCZOS))
 
 
+def board_crop(rgb: np.ndarray, mask: np.ndarray, size: int = 384, margin: float = 0.0) -> np.ndarray:
+    """The part of ``rgb`` a board's pixels ``mask`` cover (their bounding box, grown by ``margin``
+    of its size on every side), upscaled (by a whole factor) to about ``size`` px on its longer side:
+    RapidOCR reads larger glyphs better."""
+    rows, cols = np.nonzero(mask)
+    dr = int(round(margin * (rows.max() - rows.min() + 1)))
+    dc = int(round(margin * (cols.max() - cols.min() + 1)))
+    crop = rgb[max(rows.min() - dr, 0):rows.max() + 1 + dr, max(cols.min() - dc, 0):cols.max() + 1 + dc]
+    if max(crop.shape[:2]) < size:
+        crop = upscale(crop, int(np.ceil(size / max(crop.shape[:2]))))
+    return crop
+
+
+def board_only(rgb: np.ndarray, mask: np.ndarray, margin: int = 4) -> np.ndarray:
+    """The frame with everything but a board's box (its pixels ``mask``, grown by ``margin`` px)
+    painted a flat grey: the board's text at the frame's own scale, and no other text."""
+    rows, cols = np.nonzero(mask)
+    out = np.full_like(rgb, 128)
+    r0, r1 = max(rows.min() - margin, 0), rows.max() + 1 + margin
+    c0, c1 = max(cols.min() - margin, 0), cols.max() + 1 + margin
+    out[r0:r1, c0:c1] = rgb[r0:r1, c0:c1]
+    return out
+
+
 def ocr_text(rgb: np.ndarray) -> str:
     """Text RapidOCR reads in an image (lines top to bottom)."""
     if not _OCR:
