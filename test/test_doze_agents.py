@@ -238,6 +238,8 @@ def test_hint_notes_as_ocr_reads_them_on_the_robots_crops():
     assert parse_hint("Kate, your skateboard is unve the ba).") == ("Kate", "skateboard", "under", "ba")
     # level-1 test episode 612's board, read from 0.7 m: "your" run into the thing's name
     assert parse_hint("Bevi yourumbrella is under the bed.", furniture) == ("Bevi", "umbrella", "under", "bed")
+    # episode 610's board from 1.3 m: "your" read as "youf"
+    assert parse_hint("Lenia, youf headphones is in ihe shelf.", furniture) == ("Lenia", "headphones", "in", "shelf")
     for note in ("Water the plants every Monday.", "Call the plumber about the sink.",
                  "Team meeting on Friday at 3 pm."):
         assert parse_hint(note, furniture) is None
@@ -288,18 +290,21 @@ def test_a_board_is_read_from_a_reachable_spot_and_given_up_when_none_is_reached
     _, dist = agent._dist_field(agent._cost())
     spot, centre = agent._unread_board(dist)
     assert np.allclose(spot, [1.05, 3.0]) and np.allclose(centre, [0.05, 3.0])   # 1.0 m in front
-    agent.obst[28:33, 8:13] = True            # a table 1 m in front (x 0.8..1.3, rows are y)
+    agent.obst[30:32, 9:12] = True            # a stool 1 m in front (x 0.9..1.2, y 3.0..3.2; rows are y)
     agent.board_visits = {}
     _, dist = agent._dist_field(agent._cost())
     spot, _ = agent._unread_board(dist)
-    # not from 1.8 m, where OCR reads nothing: 1.4 m off the wall, 0.3 m to the side (1.43 m off its middle)
-    assert np.allclose(spot, [1.45, 2.7])
-    agent.obst[:, 3:15] = True                # the whole wall is furnished up to 1.5 m: no place within 1.45 m
-    _, dist = agent._dist_field(agent._cost())
+    assert np.allclose(spot, [1.05, 2.7])     # 1 m off the wall, 0.3 m to the side of the stool's growth
+    agent.obst[29:32, 9:12] = True            # longer (y 2.9..3.2): its growth covers both sides
     agent.board_visits = {}
+    _, dist = agent._dist_field(agent._cost())
+    spot, _ = agent._unread_board(dist)
+    assert np.allclose(spot, [1.45, 3.0])     # 1.4 m straight on, not 2 m, where OCR reads nothing
+    agent.obst[28:33, 8:13] = True            # a table (x 0.8..1.3, y 2.8..3.3): no place to read from
+    agent.board_visits = {}
+    _, dist = agent._dist_field(agent._cost())
     assert agent._unread_board(dist) is None
-    agent.obst[:, 3:15] = False
-    agent.obst[28:33, 8:13] = True
+    agent.obst[28:33, 8:13] = False
     dist[:] = np.inf                          # nowhere in front of it can be reached: not a goal
     dist[agent.grid.to_cell(agent.pose[:2])] = 0.0
     agent.board_visits = {}
@@ -321,28 +326,64 @@ def test_the_nearest_board_is_read_first():
     assert 1.0 <= 5.95 - spot[0] <= 1.45 and abs(spot[1] - 3.0) <= 0.3 + 1e-9
 
 
-def test_a_board_seen_from_the_side_is_not_read_and_counts_as_read_only_from_in_front(monkeypatch):
+def test_a_boards_reading_place_follows_its_estimate_within_one_focus_period():
+    agent = _board_agent()
+    agent.goal = Goal("Kate's skateboard")
+    cost = agent._cost()
+    _, dist = agent._dist_field(cost)
+    spot = agent.choose_global_goal(cost, dist)
+    assert np.allclose(agent.board_focus, [0.05, 3.0]) and abs(spot[1] - 3.0) <= 0.3 + 1e-9
+    board = agent.inst[9]                          # seen whole now: its middle is 0.6 m further along
+    board.lo, board.hi = board.lo + [0, 0.6, 0], board.hi + [0, 0.6, 0]
+    spot = agent.choose_global_goal(cost, dist)
+    assert np.allclose(agent.board_focus, [0.05, 3.6]) and abs(spot[1] - 3.6) <= 0.3 + 1e-9
+    assert agent.board_visits == {9: 1}
+
+
+def test_a_board_not_read_from_its_reading_place_is_left_after_three_views():
+    """Facing the board from its reading place without a single try (never seen whole from there,
+    e.g. from a place the robot could only get near): three views, then on, not a 60-step wait."""
+    from hazard_sim.tasks.doze.agents import FACE_VIEWS
+    agent = _board_agent()
+    agent.goal, agent.target, agent.look_around = Goal("Kate's skateboard"), None, 0
+    agent.rejected, agent.last_action, agent.bumped, agent.goal_set_at = set(), None, False, agent.t
+    cost = agent._cost()
+    _, dist = agent._dist_field(cost)
+    agent.board_spot, agent.board_focus = agent._unread_board(dist)
+    agent.board_since, agent.board_faced = agent.t, 0
+    agent.pose = np.array([*agent.board_spot, math.pi])    # there, facing the board
+    turns = [agent._decide() for _ in range(FACE_VIEWS)]
+    assert all(t.startswith("Rotate") for t in turns)    # small turns about the board, for other views
+    assert agent.board_focus is not None
+    agent._decide()
+    assert agent.board_focus is None and agent.board_visits == {9: 1}
+
+
+def test_a_board_is_read_only_from_near_and_in_front_and_counts_as_read_from_its_best_place(monkeypatch):
+    """RapidOCR reads 38 of 39 boards from 1 m at up to 20 degrees off the front, none at 35 degrees
+    or from 2 m (bench_doze.py ocr): views from there are not read at all."""
     from hazard_sim.tasks.doze import agents as doze_agents
     reads = []
     monkeypatch.setattr(doze_agents, "ocr_text", lambda crop: reads.append(crop.shape) or "my kmrdio")
-    agent = _board_agent()
+    agent = _board_agent()                         # the board's middle at (0.05, 3.0), its front +x
     agent.board_texts, agent.goal = {}, Goal("Kate's skateboard")
     seg = np.zeros((256, 256), np.int32)
+    seg[80:180, 50:200] = 9                        # seen whole, 150 px wide
     obs = {"seg": seg, "rgb": np.zeros((256, 256, 3), np.uint8)}
-    agent.inst[9].last = agent.t
-    seg[60:220, 50:200] = 9                        # 150 x 160 px: seen from far to the side
-    agent._read_boards(obs)
+
+    def view(x, y):
+        agent.t += 30
+        agent.pose = np.array([x, y, math.pi])
+        agent.inst[9].last = agent.t
+        agent._read_boards(obs)
+
+    view(1.0, 3.9)                                 # 43 degrees off its front
+    view(2.2, 3.0)                                 # 2.15 m away
     assert reads == [] and agent.board_tries == {}
-    seg[:] = 0
-    seg[80:180, 50:200] = 9                        # 150 x 100 px: in front, from up close
-    agent._read_boards(obs)
-    assert len(reads) == 1 and agent.boards_ok == {9}
-    agent.boards_ok, agent.board_tries, agent.t = set(), {}, agent.t + 30
-    agent.inst[9].last = agent.t
-    seg[:] = 0
-    seg[70:200, 50:200] = 9                        # 150 x 130 px: read, but not from in front
-    agent._read_boards(obs)
-    assert len(reads) == 2 and agent.boards_ok == set()
+    view(1.3, 3.3)                                 # 1.29 m, 14 degrees: read, but not from its best place
+    assert len(reads) == 1 and agent.boards_ok == set()
+    view(1.05, 3.0)                                # 1 m straight in front: what it says is what it holds
+    assert len(reads) == 2 and agent.boards_ok == {9}
 
 
 def test_a_thing_under_a_piece_is_approached_from_just_inside_success_distance():

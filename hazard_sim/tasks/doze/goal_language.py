@@ -106,7 +106,8 @@ class EmbedCache:
         return np.array([self.cache[t] for t in texts])
 
 
-HINT_RE = re.compile(r"(?:(?P<owner>[A-Za-z]+)\W+)?\by\w{1,3}r\b\W*(?P<rest>.+)$", re.I)
+#: "<owner>, your <rest>", "your" as OCR reads it ("yaur", "youf", "y0ur", "vour")
+HINT_RE = re.compile(r"(?:(?P<owner>[A-Za-z]+)\W+)?\b[yv]\w{2,3}\b\W*(?P<rest>.+)$", re.I)
 GLUED_YOUR_RE = re.compile(r"\b(y[a-z]{1,2}r)(?=[a-z]{3,})", re.I)
 #: what OCR makes of "is" and "the" on the robot's crops ("Is", "ls", "1s"; "Ihe", ":he", "he", "tha")
 IS_WORDS = ("is", "ls", "1s", "js")
