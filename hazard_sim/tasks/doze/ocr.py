@@ -13,14 +13,12 @@ def upscale(rgb: np.ndarray, f: int) -> np.ndarray:
     return np.asarray(img.resize((img.width * f, img.height * f), Image.LANCZOS))
 
 
-def board_crop(rgb: np.ndarray, mask: np.ndarray, size: int = 384, margin: float = 0.0) -> np.ndarray:
-    """The part of ``rgb`` a board's pixels ``mask`` cover (their bounding box, grown by ``margin``
-    of its size on every side), upscaled (by a whole factor) to about ``size`` px on its longer side:
-    RapidOCR reads larger glyphs better."""
+def board_crop(rgb: np.ndarray, mask: np.ndarray, size: int = 384) -> np.ndarray:
+    """The part of ``rgb`` a board's pixels ``mask`` cover (their bounding box), upscaled (by a whole
+    factor) to about ``size`` px on its longer side: what h_l3mvn read until 2026-11-28, kept for
+    `bench_doze.py ocr`'s comparison (:func:`board_only` reads better)."""
     rows, cols = np.nonzero(mask)
-    dr = int(round(margin * (rows.max() - rows.min() + 1)))
-    dc = int(round(margin * (cols.max() - cols.min() + 1)))
-    crop = rgb[max(rows.min() - dr, 0):rows.max() + 1 + dr, max(cols.min() - dc, 0):cols.max() + 1 + dc]
+    crop = rgb[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
     if max(crop.shape[:2]) < size:
         crop = upscale(crop, int(np.ceil(size / max(crop.shape[:2]))))
     return crop
