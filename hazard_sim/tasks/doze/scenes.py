@@ -32,6 +32,7 @@ from hazard_sim.tasks.doze.house_layout import Furniture, door_zones, floor_plan
 from hazard_sim.tasks.doze.library import KINDS, OPEN_VOCAB
 from hazard_sim.tasks.doze.placement_priors import choose_slot
 from hazard_sim.tasks.doze.shapes import Shape
+from hazard_sim.tasks.doze.task import SUCCESS_DISTANCE
 from hazard_sim.tasks.doze.vocabulary import BRANDS, COLORS, MATERIALS, PATTERNS, attribute_color
 from hazard_sim.tasks.doze.whiteboards import Board, board_texture, frame_mesh, place_boards
 
@@ -308,6 +309,7 @@ def build_house(name: str) -> House:
         if s is not None:
             put(kd.name, s, "distractor")
     boards = place_boards(rng, rooms, walls, w, h, hint_items, next_id, solid, grid)
+    _separate_hint_pairs(idx, hint_items, slots, _free_floor(grid, solid), grid, items, meshes)
     for b in boards:
         meshes.append(quad_mesh(b.corners, b.id, texture=board_texture(b.lines)))
         meshes.append(frame_mesh(b))
@@ -320,18 +322,57 @@ def build_house(name: str) -> House:
     return House(name, scene, furniture, items, boards, labels, labels_by_name)
 
 
-@functools.lru_cache(maxsize=32)
-def _nav_grid(name: str, radius: float):
-    house = build_house(name)
-    grid = GridSpec(house.scene.bounds, NAV_RESOLUTION)
-    solid = rasterize_boxes(grid, [p.box for p in house.scene.solids()])
+def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> None:
+    """Move a hint pair's second instance where the note cannot also describe it.
+
+    A note names its thing's relation and piece ("Kate, your skateboard is under the bed"); a second
+    instance drawn from the same kinds of places may land under the same bed (or in the same kind of
+    shelf), where reading the note cannot tell the two apart.  Such a second instance is moved, after
+    every other object and board is placed and with a random stream of its own (so the rest of the
+    house is unchanged), to a free place of the same kinds that the note does not describe, from which
+    the robot can reach it (a free cell within :data:`~.task.SUCCESS_DISTANCE`), drawn by its kind's
+    priors."""
+    rng = np.random.default_rng([2024, idx, 1])
+    centres = grid.centres()[free]
+    for target, *others in hint_items:
+        floor_kind = KINDS[target.kind].place == "floor"
+        rels = ("under", "next to") if floor_kind else ("on", "in", "under")
+        for other in others:
+            if other.relation[:2] != target.relation[:2]:
+                continue
+            reach = SUCCESS_DISTANCE - grid.resolution / 2
+            cands = [s for s in slots if s is not None and s.relation[0] in rels
+                     and s.relation[:2] != target.relation[:2]
+                     and (np.linalg.norm(centres - s.xy, axis=1) <= reach).any()]
+            if not cands:
+                raise RuntimeError(f"scene {idx}: no place for the second {target.kind} that its note does not name")
+            s = cands[choose_slot(rng, other.kind, cands)]
+            slots[next(k for k, x in enumerate(slots) if x is s)] = None
+            shape = _fit(_shape_for(other.kind, other.appearance), s.max_h)
+            lo, hi = shape.extent()
+            pos = np.array([s.xy[0], s.xy[1], s.z])
+            meshes[:] = [m for m in meshes if m.id != other.id] + shape.meshes(other.id, other.yaw, pos)
+            k = next(k for k, x in enumerate(items) if x is other)
+            items[k] = Item(other.id, other.kind, other.category, pos, other.yaw, hi - lo, s.room, s.relation,
+                            other.appearance, other.group)
+
+
+def _free_floor(grid: GridSpec, solid: np.ndarray, radius: float = ROBOT_RADIUS) -> np.ndarray:
+    """Cells the robot's centre may stand on: off the solids grown by 0.8 x ``radius``, in the largest
+    connected region (the house's reachable floor)."""
     free = ~inflate(solid, radius * 0.8, NAV_RESOLUTION)
-    # keep the largest connected region (the house's reachable floor)
     lab, n = ndimage.label(free)
     if n > 1:
         sizes = ndimage.sum(free, lab, range(1, n + 1))
         free = lab == (1 + int(np.argmax(sizes)))
-    return grid, free
+    return free
+
+
+@functools.lru_cache(maxsize=32)
+def _nav_grid(name: str, radius: float):
+    house = build_house(name)
+    grid = GridSpec(house.scene.bounds, NAV_RESOLUTION)
+    return grid, _free_floor(grid, rasterize_boxes(grid, [p.box for p in house.scene.solids()]), radius)
 
 
 def navigable_area(name: str) -> float:
