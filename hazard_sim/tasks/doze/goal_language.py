@@ -160,10 +160,11 @@ def parse_hint(text: str, furniture=()):
         rel, after = _close(after[0], RELATIONS, 0.4), after[1:]
     if rel is None:
         return None
-    if after and _is_the(after[0]):
+    if after and len(after[0]) > 4 and after[0].lower().startswith("the"):
+        after = [after[0][3:]] + after[1:]              # "theshelf", "thebed" (before the test below: "thebed"
+        #                                                 is as close to "the" as a misread "the" is)
+    elif after and _is_the(after[0]):
         after = after[1:]
-    elif after and len(after[0]) > 4 and after[0].lower().startswith("the"):
-        after = [after[0][3:]] + after[1:]              # "theshelf"
     if not after:
         return None
     furn = " ".join(after).lower()
