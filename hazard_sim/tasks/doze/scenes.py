@@ -331,7 +331,9 @@ def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> N
     every other object and board is placed and with a random stream of its own (so the rest of the
     house is unchanged), to a free place of the same kinds that the note does not describe, from which
     the robot can reach it (a free cell within :data:`~.task.SUCCESS_DISTANCE`), drawn by its kind's
-    priors."""
+    priors: in the same relation to another kind of piece where there is one (under a table instead
+    of under the bed: as hidden as before, and inside a piece's footprint as before, so the free
+    floor the robots map does not change), else in another relation."""
     rng = np.random.default_rng([2024, idx, 1])
     centres = grid.centres()[free]
     for target, *others in hint_items:
@@ -346,6 +348,8 @@ def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> N
                      and (np.linalg.norm(centres - s.xy, axis=1) <= reach).any()]
             if not cands:
                 raise RuntimeError(f"scene {idx}: no place for the second {target.kind} that its note does not name")
+            alike = [s for s in cands if s.relation[0] == target.relation[0]]
+            cands = alike or cands           # the same kind of place (under another piece) where there is one
             s = cands[choose_slot(rng, other.kind, cands)]
             slots[next(k for k, x in enumerate(slots) if x is s)] = None
             shape = _fit(_shape_for(other.kind, other.appearance), s.max_h)
