@@ -235,14 +235,11 @@ def build_house(name: str) -> House:
     next_id = [OBJECT_ID_BASE]
 
     def put(kind, slot: _Slot, group, attr=None, yaw=None):
-        shape = _fit(_shape_for(kind, attr), slot.max_h)
-        lo, hi = shape.extent()
         yaw = float(rng.uniform(-np.pi, np.pi)) if yaw is None else yaw
-        pos = np.array([slot.xy[0], slot.xy[1], slot.z])
         iid = next_id[0]
         next_id[0] += 1
-        meshes.extend(shape.meshes(iid, yaw, pos))
-        it = Item(iid, kind, KINDS[kind].category, pos, yaw, hi - lo, slot.room, slot.relation, attr, group)
+        it, its_meshes = _item_at(iid, kind, slot, yaw, attr, group)
+        meshes.extend(its_meshes)
         items.append(it)
         return it
 
@@ -322,6 +319,16 @@ def build_house(name: str) -> House:
     return House(name, scene, furniture, items, boards, labels, labels_by_name)
 
 
+def _item_at(iid: int, kind: str, slot: _Slot, yaw: float, attr, group) -> tuple[Item, list]:
+    """The item ``iid`` of ``kind`` (appearance ``attr``) placed at ``slot`` turned by ``yaw``, its
+    shape fitted to the slot's height, and its meshes."""
+    shape = _fit(_shape_for(kind, attr), slot.max_h)
+    lo, hi = shape.extent()
+    pos = np.array([slot.xy[0], slot.xy[1], slot.z])
+    it = Item(iid, kind, KINDS[kind].category, pos, yaw, hi - lo, slot.room, slot.relation, attr, group)
+    return it, shape.meshes(iid, yaw, pos)
+
+
 def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> None:
     """Move a hint pair's second instance where the note cannot also describe it.
 
@@ -336,13 +343,13 @@ def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> N
     floor the robots map does not change), else in another relation."""
     rng = np.random.default_rng([2024, idx, 1])
     centres = grid.centres()[free]
+    reach = SUCCESS_DISTANCE - grid.resolution / 2
     for target, *others in hint_items:
         floor_kind = KINDS[target.kind].place == "floor"
         rels = ("under", "next to") if floor_kind else ("on", "in", "under")
         for other in others:
             if other.relation[:2] != target.relation[:2]:
                 continue
-            reach = SUCCESS_DISTANCE - grid.resolution / 2
             cands = [s for s in slots if s is not None and s.relation[0] in rels
                      and s.relation[:2] != target.relation[:2]
                      and (np.linalg.norm(centres - s.xy, axis=1) <= reach).any()]
@@ -352,13 +359,9 @@ def _separate_hint_pairs(idx, hint_items, slots, free, grid, items, meshes) -> N
             cands = alike or cands           # the same kind of place (under another piece) where there is one
             s = cands[choose_slot(rng, other.kind, cands)]
             slots[next(k for k, x in enumerate(slots) if x is s)] = None
-            shape = _fit(_shape_for(other.kind, other.appearance), s.max_h)
-            lo, hi = shape.extent()
-            pos = np.array([s.xy[0], s.xy[1], s.z])
-            meshes[:] = [m for m in meshes if m.id != other.id] + shape.meshes(other.id, other.yaw, pos)
-            k = next(k for k, x in enumerate(items) if x is other)
-            items[k] = Item(other.id, other.kind, other.category, pos, other.yaw, hi - lo, s.room, s.relation,
-                            other.appearance, other.group)
+            moved, its_meshes = _item_at(other.id, other.kind, s, other.yaw, other.appearance, other.group)
+            meshes[:] = [m for m in meshes if m.id != other.id] + its_meshes
+            items[next(k for k, x in enumerate(items) if x is other)] = moved
 
 
 def _free_floor(grid: GridSpec, solid: np.ndarray, radius: float = ROBOT_RADIUS) -> np.ndarray:
