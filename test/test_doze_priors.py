@@ -147,3 +147,29 @@ def test_a_hint_note_never_also_describes_the_other_instance_and_only_that_insta
         assert (np.linalg.norm(grid.centres()[free] - pos[:2], axis=1) <= SUCCESS_DISTANCE).any(), (s, oid)
         verts = np.concatenate([m.vertices for m in h.scene.meshes if m.id == oid])   # its mesh moved with it
         assert np.allclose(verts[:, :2].mean(0), pos[:2], atol=0.3), (s, oid)
+
+
+def test_a_house_fingerprint_changes_with_what_the_house_is_made_of_and_sweeps_store_it(monkeypatch):
+    import dataclasses
+
+    from hazard_sim.runner import sweep_config
+    from hazard_sim.tasks.doze import dataset, scenes
+    fp = scenes.house_fingerprint("doze_08")
+    assert fp == scenes.house_fingerprint("doze_08") and fp != scenes.house_fingerprint("doze_09")
+    house = scenes.build_house("doze_08")
+    moved = dataclasses.replace(house, items=[dataclasses.replace(house.items[0], position=house.items[0].position + 0.01),
+                                              *house.items[1:]])
+    real = scenes.build_house
+    monkeypatch.setattr(scenes, "build_house", lambda name: moved if name == "doze_08" else real(name))
+    scenes.house_fingerprint.cache_clear()
+    dataset._houses_fingerprint.cache_clear()
+    try:
+        assert scenes.house_fingerprint("doze_08") != fp        # one object moved by 1 cm
+        changed = dataset.fingerprint(1, "test")
+    finally:
+        monkeypatch.undo()
+        scenes.house_fingerprint.cache_clear()
+        dataset._houses_fingerprint.cache_clear()
+    file_fp, houses = dataset.fingerprint(1, "test").split("+")
+    assert changed.split("+")[0] == file_fp and changed.split("+")[1] != houses
+    assert sweep_config("doze/level1", "test", 0, "frontier")["dataset"] == f"{file_fp}+{houses}"

@@ -253,8 +253,19 @@ def count(level: int, split: str, root=None) -> int:
 
 
 def fingerprint(level: int, split: str, root=None) -> str:
-    """sha256 of the split's episode file (sweeps store it: results of another file are not reused)."""
-    return file_fingerprint(file_for(level, split, root))
+    """sha256 of the split's episode file and of every house its episodes use
+    (:func:`~hazard_sim.tasks.doze.scenes.house_fingerprint`), as ``<file>+<houses>``; sweeps
+    store it, so results of another file or of houses generated otherwise are not reused."""
+    scenes = tuple(sorted({e["scene"] for e in load_split(level, split, root)}))
+    return f"{file_fingerprint(file_for(level, split, root))}+{_houses_fingerprint(scenes)}"
+
+
+@functools.lru_cache(maxsize=32)
+def _houses_fingerprint(scenes: tuple) -> str:
+    import hashlib
+
+    from hazard_sim.tasks.doze.scenes import house_fingerprint
+    return hashlib.sha256("".join(f"{s}:{house_fingerprint(s)};" for s in scenes).encode()).hexdigest()[:16]
 
 
 def main(argv=None) -> int:

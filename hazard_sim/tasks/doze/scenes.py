@@ -18,6 +18,8 @@ Rooms and furniture are laid out in :mod:`.house_layout`, whiteboards in
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -397,3 +399,42 @@ def scene_stats(name: str) -> dict:
                                                                                        house.items}),
             "whiteboards": len(house.boards), **{f"objects_{k}": v for k, v in sorted(groups.items())},
             "triangles": int(sum(len(m.triangles) for m in house.scene.meshes))}
+
+
+def _canonical(obj, depth: int = 0):
+    """``obj`` as plain JSON values for hashing: dataclasses and objects by their fields,
+    arrays and floats rounded to 5 decimals (what a house holds: parts, items, boards, meshes)."""
+    if depth > 12:
+        raise ValueError("house fingerprint: nesting too deep")
+    if isinstance(obj, (str, bool, int, type(None))):
+        return obj
+    if isinstance(obj, (float, np.floating)):
+        return round(float(obj), 5)
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.ndarray):
+        a = np.round(obj.astype(float), 5) if obj.dtype.kind == "f" else obj
+        return {"shape": list(obj.shape), "sha": hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()[:16]}
+    if isinstance(obj, dict):
+        return {str(k): _canonical(v, depth + 1) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(obj, (list, tuple)):
+        return [_canonical(v, depth + 1) for v in obj]
+    if hasattr(obj, "__dict__"):
+        return {type(obj).__name__: _canonical(vars(obj), depth + 1)}
+    if hasattr(obj, "__slots__"):
+        return {type(obj).__name__: _canonical({k: getattr(obj, k) for k in obj.__slots__}, depth + 1)}
+    return repr(obj)
+
+
+@functools.lru_cache(maxsize=16)
+def house_fingerprint(name: str) -> str:
+    """sha256 (16 hex digits) of everything a house is made of: its scene's parts, rooms and
+    meshes, furniture, items, whiteboards and labels. Sweeps store it with the episode file's
+    (:func:`hazard_sim.tasks.doze.dataset.fingerprint`): a change to how houses are generated
+    (beds given legs, an object moved) makes earlier results another configuration, never
+    silently reused."""
+    h = build_house(name)
+    doc = {"scene": _canonical({k: v for k, v in vars(h.scene).items()}), "furniture": _canonical(h.furniture),
+           "items": _canonical(h.items), "boards": _canonical(h.boards), "labels": _canonical(h.labels),
+           "part_labels": _canonical(h.part_labels)}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
