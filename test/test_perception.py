@@ -320,8 +320,11 @@ def test_embedded_prompts_map_only_labels_the_detector_does_not_give_as_they_are
 
 def test_results_files_of_a_perception_backend_carry_its_tag():
     assert PerceptionSettings().file_tag() == "" and PerceptionSettings(backend="gt").file_tag() == ""
-    assert PerceptionSettings(backend="onnx", weights="d.onnx").file_tag() == ".onnx"
-    assert PerceptionSettings(backend="onnx", weights="d.onnx", namer="n.onnx").file_tag() == ".onnx_namer"
+    assert PerceptionSettings(backend="onnx", weights="data/perception/detector.onnx").file_tag() == ".onnx"
+    assert PerceptionSettings(backend="onnx", weights="detector.onnx", namer="n.onnx").file_tag() == ".onnx_namer"
+    # another detector's runs get files of their own
+    assert PerceptionSettings(backend="onnx", weights="data/perception/doze/doze.onnx").file_tag() == ".onnx_doze"
+    assert PerceptionSettings(backend="onnx", weights="doze.onnx", namer="n.onnx").file_tag() == ".onnx_doze_namer"
     assert PerceptionSettings(backend="yolo_world").file_tag() == ".yolo_world"
 
 

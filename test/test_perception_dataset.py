@@ -84,3 +84,54 @@ def test_groundtruth_backend_scores_one_above_its_minimum(tiny):
     small = groundtruth_predictor(min_pixels=10**6)                  # sees nothing
     rep = report(run_predictions(a, small, list(CLASSES)), list(CLASSES), min_size=0.0)
     assert rep["all"]["map50"] == 0.0
+
+
+def test_the_doze_class_set_names_furniture_by_kind_and_renders_doze_alone():
+    from hazard_sim.perception.dataset_render import CLASS_SETS, DOZE_FURNITURE, class_set, episode_list
+    cs = CLASS_SETS["doze"]
+    assert cs.classes[:3] == ("person", "object", "whiteboard") and len(cs.classes) == 3 + len(DOZE_FURNITURE)
+    assert class_of("doze/level1", "bed", "doze") == "bed" and class_of("doze/level1", "side table", cs) == "side table"
+    assert class_of("doze/level1", "T-rex model", "doze") == "object"
+    assert class_of("doze/level3", "person", "doze") == "person"
+    assert class_of("hazard/fire", "laptop", "doze") is None           # another benchmark
+    assert class_of("esar", "victim", "doze") is None
+    with pytest.raises(ValueError, match="unknown class set 'coco'"):
+        class_set("coco")
+    # furniture parts are labelled one by one (ids below the entity range are scene parts)
+    seg = np.zeros((10, 20), np.int32)
+    seg[0:4, 0:10] = 40             # a table top (a scene part)
+    seg[4:10, 0:2] = 41             # one of its legs
+    seg[0:2, 12:20] = 3             # a wall: never labelled
+    seg[5:8, 5:9] = 1000            # an object
+    labels = {40: "side table", 41: "side table", 3: "wall", 1000: "mug"}
+    doze = instance_boxes(seg, labels, "doze/level1", 3, classes="doze")
+    assert [(o["id"], o["cls"], o["box"]) for o in doze] == [
+        (40, "side table", [0, 0, 10, 4]), (41, "side table", [0, 4, 2, 10]), (1000, "object", [5, 5, 9, 8])]
+    assert [o["id"] for o in instance_boxes(seg, labels, "doze/level1", 3)] == [1000]    # the six classes: no furniture
+    (line,) = yolo_lines(doze[:1], seg.shape, cs.classes)
+    assert int(line.split()[0]) == cs.classes.index("side table")
+    # its DOZE episodes are spread over every house of a split; the six-class set keeps the first ones
+    from hazard_sim.tasks.doze.dataset import load_split
+    scenes = {e["index"]: e["scene"] for e in load_split(1, "train")}
+    spread = [i for b, _, i in episode_list(Plan(), "train", 3.0, "doze") if b == "doze/level1"]
+    assert len(spread) == 24 and len({scenes[i] for i in spread}) == len(set(scenes.values())) == 8
+    assert {b for b, _, _ in episode_list(Plan(), "val", 1.0, "doze")} == {"doze/level1", "doze/level2", "doze/level3"}
+    first = [i for b, _, i in episode_list(Plan(), "train", 1.0) if b == "doze/level1"]
+    assert first == list(range(8))
+
+
+def test_doze_furniture_is_every_kind_the_houses_label_their_parts_with():
+    from hazard_sim.perception.dataset_render import DOZE_FURNITURE
+    from hazard_sim.tasks.doze.scenes import SCENES, build_house
+    kinds = set()
+    for name in SCENES:
+        kinds |= set(build_house(name).part_labels.values())
+    assert tuple(sorted(kinds)) == DOZE_FURNITURE
+
+
+def test_a_dataset_folder_holds_one_class_set(tmp_path):
+    from hazard_sim.perception.dataset_render import write_data_yaml
+    write_data_yaml(tmp_path, "doze")
+    write_data_yaml(tmp_path, "doze")                # the same classes: fine
+    with pytest.raises(ValueError, match="holds a dataset of other classes"):
+        write_data_yaml(tmp_path, "all")

@@ -60,11 +60,17 @@ def test_train_one_epoch_export_and_eval(tmp_path):
                 "--epochs", "1", "--imgsz", "64", "--batch", "4", "--workers", "0",
                 "--project", str(tmp_path / "runs"), "--name", "t6", "--no-cache")
     assert "Transferred" in out6 and f"nc={len(CLASSES)} with nc={len(CLASSES) + 1}" in out6, out6[-3000:]
-    _cli("export", str(run / "weights" / "last.pt"), "--imgsz", "64", "--out", str(tmp_path / "m.onnx"))
+    # ship: the run's detector into a folder, its ONNX under a name of its own, its dataset's own path
+    _cli("ship", str(run), "--out", str(tmp_path / "shipped"), "--imgsz", "64", "--onnx-name", "m.onnx")
+    shipped = tmp_path / "shipped"
+    assert {"best.pt", "last.pt", "m.onnx", "results.csv", "args.yaml", "training_curve.png", "data.yaml"} <= \
+        {f.name for f in shipped.iterdir()}
+    import yaml
+    assert yaml.safe_load((shipped / "data.yaml").read_text())["path"] == str(tmp_path.resolve())
     import onnxruntime as ort
-    meta = ort.InferenceSession(str(tmp_path / "m.onnx")).get_modelmeta().custom_metadata_map
+    meta = ort.InferenceSession(str(shipped / "m.onnx")).get_modelmeta().custom_metadata_map
     assert ast.literal_eval(meta["names"]) == dict(enumerate(CLASSES))
-    images = run_predictions(tmp_path, onnx_predictor(tmp_path / "m.onnx"), list(CLASSES))
+    images = run_predictions(tmp_path, onnx_predictor(shipped / "m.onnx"), list(CLASSES))
     rep = report(images, list(CLASSES), min_size=0.0)
     assert rep["frames"] == 3 and 0.0 <= rep["all"]["map50"] <= 1.0
 

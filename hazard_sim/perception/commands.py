@@ -29,7 +29,7 @@ def _export(a) -> int:
 
 def _ship(a) -> int:
     from hazard_sim.perception.training import ship
-    files = ship(a.run, a.out, a.imgsz)
+    files = ship(a.run, a.out, a.imgsz, a.onnx_name)
     print("[ship] " + ", ".join(f"{k}: {v}" for k, v in files.items()))
     return 0
 
@@ -74,6 +74,9 @@ def add_perception_parser(sub) -> None:
     s.add_argument("run", help="run folder (runs/perception/train/yolov8n)")
     s.add_argument("--out", default="data/perception")
     s.add_argument("--imgsz", type=int, default=320)
+    s.add_argument("--onnx-name", default="detector.onnx",
+                   help="the ONNX file's name in --out (another detector than the shipped one: e.g. doze.onnx, "
+                        "whose results files are tagged .onnx_doze)")
     s.set_defaults(func=_ship)
 
     v = ps.add_parser("eval", help="mAP, per-class AP, recall against size and condition on the held-out frames")

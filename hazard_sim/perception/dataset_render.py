@@ -30,6 +30,14 @@ The long-tailed catalogues (114 names) are not learnable from a few thousand fra
 a few hours (issue 19); these six groups are what the agents need to decide with: HAZARD's
 score weighs value, DOZE and ESAR look for people, ESAR reports clues, carts take the rescued.
 
+A second class set, ``--classes doze`` (:data:`CLASS_SETS`), renders DOZE alone for a DOZE
+detector: ``person``, ``object``, ``whiteboard`` and DOZE's 21 furniture kinds
+(:data:`DOZE_FURNITURE`, as the houses label their parts). A spatial goal ("a towel on the
+bed") and a hint ("under the bed") are checked against the furniture the agent has seen, so on
+perception they need furniture classes. Furniture is labelled part by part (a table's top and
+each leg, a shelf's boards, a bed's mattress), as the ground-truth segmentation gives it to the
+agents, whose relation checks read the parts' extents; shots are also aimed at furniture.
+
 Output (``--out``, default ``runs/perception/dataset``): ``images/{train,val}/*.png``,
 ``labels/{train,val}/*.txt`` (``class cx cy w h`` normalised, then the instance polygon when
 ``--polygons``), ``data.yaml``, ``classes.txt`` and ``objects.jsonl``: one line per labelled
@@ -52,9 +60,51 @@ from hazard_sim.core.frames import EFFECT_ID_BASE
 CLASSES = ("person", "fire", "valuable", "object", "clue", "container")
 #: scene-part labels that are labelled for the detector (everything else of the scene is not)
 PART_CLASSES = {"cart": "container"}
+#: DOZE's furniture kinds: the labels its houses give furniture parts (a test checks them
+#: against every house)
+DOZE_FURNITURE = ("armchair", "bathtub", "bed", "bookshelf", "chair", "coffee table", "counter", "desk",
+                  "dresser", "fridge", "shelf", "shoe rack", "side table", "sofa", "stove", "toilet",
+                  "toy chest", "tv", "tv stand", "vanity", "wardrobe")
 FOG_VISIBILITY_M = 3000.0      # ESAR weathers whose visibility is below this count as fog
 HAZARD_TASKS = ("hazard/fire", "hazard/flood", "hazard/wind")
 DOZE_LEVELS = ("doze/level1", "doze/level2", "doze/level3")
+
+
+@dataclass(frozen=True)
+class ClassSet:
+    """A detector's classes: which benchmarks are rendered, and which scene-part labels are
+    labelled (part label -> class); other instances get :func:`class_of`."""
+
+    name: str
+    classes: tuple[str, ...]
+    benchmarks: tuple[str, ...]          # of "hazard", "doze", "esar"
+    parts: dict
+    #: DOZE episodes spread evenly over the split (every house; a split lists its episodes house
+    #: by house) rather than its first ones (all in one house: doze_00 for train, doze_08 held out)
+    spread: bool = True
+
+    @property
+    def aims_at_parts(self) -> bool:
+        """Shots are also aimed at the labelled parts (DOZE furniture), not only at things."""
+        return any(c not in CLASSES for c in self.parts.values())
+
+
+CLASS_SETS = {
+    # the shipped six-class detector was trained on the first DOZE episodes (one house); kept so
+    # that its dataset rebuilds as it was (docs/perception.md)
+    "all": ClassSet("all", CLASSES, ("hazard", "doze", "esar"), dict(PART_CLASSES), spread=False),
+    "doze": ClassSet("doze", ("person", "object", "whiteboard") + DOZE_FURNITURE, ("doze",),
+                     {k: k for k in ("whiteboard",) + DOZE_FURNITURE}),
+}
+
+
+def class_set(name) -> ClassSet:
+    """A :data:`CLASS_SETS` entry by name (a ClassSet is returned as it is); ValueError for others."""
+    if isinstance(name, ClassSet):
+        return name
+    if name not in CLASS_SETS:
+        raise ValueError(f"unknown class set {name!r}: use one of {sorted(CLASS_SETS)}")
+    return CLASS_SETS[name]
 
 
 @dataclass(frozen=True)
@@ -69,9 +119,18 @@ class Plan:
     min_pixels: int = 6             # objects smaller than this are not labelled
 
 
-def class_of(benchmark: str, label: str) -> str | None:
-    """The class (:data:`CLASSES`) of an instance labelled ``label`` in ``benchmark``; None
-    for scene parts, terrain, trees, water and anything else the detector should not report."""
+def class_of(benchmark: str, label: str, classes="all") -> str | None:
+    """The class (:data:`CLASSES`, or the class set ``classes``' own) of an instance labelled
+    ``label`` in ``benchmark``; None for scene parts, terrain, trees, water and anything else
+    the detector should not report."""
+    cs = class_set(classes)
+    if cs.name != "all":
+        if not any(benchmark.startswith(b) for b in cs.benchmarks):
+            return None
+        if label in cs.parts:
+            return cs.parts[label]
+        base = class_of(benchmark, label)
+        return base if base in cs.classes else None
     if label in ("person", "victim"):
         return "person"
     if label.startswith("clue:"):
@@ -93,16 +152,17 @@ def class_of(benchmark: str, label: str) -> str | None:
 
 
 def instance_boxes(seg: np.ndarray, labels: dict, benchmark: str, min_pixels: int,
-                   polygons: bool = False) -> list[dict]:
+                   polygons: bool = False, classes="all") -> list[dict]:
     """Boxes of every classed instance in a segmentation image: ``{id, label, cls, box:
     [x0, y0, x1, y1] (half-open pixels), pixels, polygon?}``, by instance id."""
+    cs = class_set(classes)
     out = []
     ids, counts = np.unique(seg[seg > 0], return_counts=True)
     for iid, n in zip(ids.tolist(), counts.tolist()):
         lab = labels.get(iid)
-        if iid < EFFECT_ID_BASE and lab not in PART_CLASSES:
+        if iid < EFFECT_ID_BASE and lab not in cs.parts:
             continue                    # a scene part (floor, wall, furniture, terrain, ...)
-        cls = class_of(benchmark, lab) if lab is not None else None
+        cls = class_of(benchmark, lab, cs) if lab is not None else None
         if cls is None or n < min_pixels:
             continue
         ys, xs = np.nonzero(seg == iid)
@@ -124,13 +184,13 @@ def _polygon(mask: np.ndarray) -> list[float]:
     return [float(v) for v in c.reshape(-1)]
 
 
-def yolo_lines(objs: list[dict], shape: tuple[int, int]) -> list[str]:
+def yolo_lines(objs: list[dict], shape: tuple[int, int], classes=CLASSES) -> list[str]:
     """ultralytics label lines (``class cx cy w h`` normalised, polygon appended if any)."""
     h, w = shape
     lines = []
     for o in objs:
         x0, y0, x1, y1 = o["box"]
-        vals = [CLASSES.index(o["cls"])]
+        vals = [list(classes).index(o["cls"])]
         if o.get("polygon") and len(o["polygon"]) >= 6:
             pts = np.asarray(o["polygon"], float).reshape(-1, 2) / (w, h)
             vals += [round(float(v), 6) for v in np.clip(pts, 0, 1).reshape(-1)]
@@ -172,15 +232,19 @@ def _look(env, xy, target, rng) -> None:
     env.agent.yaw = math.atan2(target[1] - xy[1], target[0] - xy[0]) + rng.uniform(-0.45, 0.45)
 
 
-def targets(env) -> list[np.ndarray]:
+def targets(env, classes="all") -> list[np.ndarray]:
     """World positions (3,) of the things worth a picture: classed objects in the scene (HAZARD,
-    ESAR), a DOZE house's items, and people (DOZE's people process)."""
+    ESAR), a DOZE house's items, people (DOZE's people process), and with a class set that
+    labels furniture, the house's furniture pieces."""
+    cs = class_set(classes)
     house = getattr(env.world, "house", None)
     if house is not None:
         out = [np.asarray(it.position, float) for it in house.items
-               if class_of(env.benchmark, house.labels.get(it.id, "")) is not None]
+               if class_of(env.benchmark, house.labels.get(it.id, ""), cs) is not None]
+        if cs.aims_at_parts:
+            out += [np.asarray(f.box.center, float) for f in house.furniture if f.category in cs.parts]
     else:
-        out = [np.asarray(o.position, float) for o in env.world.in_scene() if class_of(env.benchmark, o.name)]
+        out = [np.asarray(o.position, float) for o in env.world.in_scene() if class_of(env.benchmark, o.name, cs)]
     for p in env.world.processes:
         pos = getattr(p, "positions", None)
         if callable(pos):
@@ -188,12 +252,13 @@ def targets(env) -> list[np.ndarray]:
     return out
 
 
-def ground_frames(env, rng, shots: int):
+def ground_frames(env, rng, shots: int, classes="all"):
     """Views of a HAZARD / DOZE episode: yields ``(tag, obs)`` with the world advanced between
-    shots; poses are free cells 0.6-4 m from a random object in the scene."""
+    shots; poses are free cells 0.6-4 m from a random object in the scene (or, for a class set
+    that labels furniture, a random piece)."""
     for k in range(shots):
         env.advance(int(rng.integers(10, 80)))
-        objs = targets(env)
+        objs = targets(env, classes)
         if not objs:
             return
         tgt = objs[int(rng.integers(len(objs)))]
@@ -219,10 +284,10 @@ def place_above(env, target, rng) -> bool:
     return False
 
 
-def esar_frames(env, rng, shots: int):
+def esar_frames(env, rng, shots: int, classes="all"):
     """Views of an ESAR task: the UAV 4-45 m above and 0-40 m beside a victim or clue, facing
     it; yields ``(tag, camera obs)`` for each of its four cameras."""
-    items = targets(env)
+    items = targets(env, classes)
     if not items:
         return
     for k in range(shots):
@@ -234,18 +299,25 @@ def esar_frames(env, rng, shots: int):
             yield f"s{k:03d}_{cam}", {"rgb": co["rgb"], "seg": co["seg_visible"], "hazard": None}
 
 
-def episode_list(plan: Plan, split: str, scale: float = 1.0) -> list[tuple[str, str, int]]:
-    """``(benchmark, env split, episode)`` triples for a dataset split (``train`` | ``val``)."""
+def episode_list(plan: Plan, split: str, scale: float = 1.0, classes="all") -> list[tuple[str, str, int]]:
+    """``(benchmark, env split, episode)`` triples for a dataset split (``train`` | ``val``), of
+    the benchmarks the class set renders."""
     from hazard_sim.core.spec import get_spec
+    cs = class_set(classes)
     frac = 1.0 if split == "train" else 0.25
     out = []
     env_split = "train" if split == "train" else "test"
-    for b in HAZARD_TASKS:
+    for b in HAZARD_TASKS if "hazard" in cs.benchmarks else ():
         n = max(1, round(plan.hazard_episodes * frac * scale))
         out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
-    for b in DOZE_LEVELS:
+    for b in DOZE_LEVELS if "doze" in cs.benchmarks else ():
         n = max(1, round(plan.doze_episodes * frac * scale))
-        out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
+        total = get_spec(b).dataset.count(env_split)
+        idx = (np.unique(np.linspace(0, total - 1, min(n, total)).round().astype(int)).tolist() if cs.spread
+               else range(min(n, total)))
+        out += [(b, env_split, int(i)) for i in idx]
+    if "esar" not in cs.benchmarks:
+        return out
     from hazard_sim.tasks.esar.scenario import event_tasks
     tasks = event_tasks(held=split != "train")
     n = max(1, round(plan.esar_tasks * frac * scale))
@@ -259,9 +331,10 @@ def _episode_done(out: Path, split: str, stem: str) -> bool:
 
 
 def render_episode(out: Path, split: str, benchmark: str, env_split: str, episode: int, plan: Plan,
-                   imgsz: int, seed: int, polygons: bool) -> int:
+                   imgsz: int, seed: int, polygons: bool, classes="all") -> int:
     """Render one episode's frames into ``out`` (skipped when its done-marker exists); returns
     the frames written."""
+    cs = class_set(classes)
     from PIL import Image
 
     from hazard_sim.render.camera import CameraSpec
@@ -274,15 +347,15 @@ def render_episode(out: Path, split: str, benchmark: str, env_split: str, episod
     try:
         env.reset()
         labels = env._labels
-        frames = (esar_frames(env, rng, plan.esar_shots) if benchmark.startswith("esar")
-                  else ground_frames(env, rng, plan.ground_shots))
+        frames = (esar_frames(env, rng, plan.esar_shots, cs) if benchmark.startswith("esar")
+                  else ground_frames(env, rng, plan.ground_shots, cs))
         records, written = [], 0
         for tag, obs in frames:
             labels = env.world.labels()
-            objs = instance_boxes(obs["seg"], labels, benchmark, plan.min_pixels, polygons)
+            objs = instance_boxes(obs["seg"], labels, benchmark, plan.min_pixels, polygons, cs)
             name = f"{stem}_{tag}"
             Image.fromarray(obs["rgb"]).save(out / "images" / split / f"{name}.png")
-            lines = yolo_lines(objs, obs["seg"].shape)
+            lines = yolo_lines(objs, obs["seg"].shape, cs.classes)
             (out / "labels" / split / f"{name}.txt").write_text("".join(s + "\n" for s in lines))
             for o in objs:
                 o.pop("polygon", None)
@@ -290,40 +363,68 @@ def render_episode(out: Path, split: str, benchmark: str, env_split: str, episod
                                 "episode": episode, **o,
                                 **conditions(env, obs["seg"], labels, o)})
             written += 1
-        with open(out / f"objects_{split}.jsonl", "a") as f:
-            for r in records:
-                f.write(json.dumps(r) + "\n")
+        # one unbuffered append (a single write): parallel renderers never interleave their lines
+        with open(out / f"objects_{split}.jsonl", "ab", buffering=0) as f:
+            f.write("".join(json.dumps(r) + "\n" for r in records).encode())
         (out / "done" / split / f"{stem}.json").write_text(json.dumps({"frames": written, "objects": len(records)}))
         return written
     finally:
         env.close()
 
 
-def write_data_yaml(out: Path) -> Path:
-    """``data.yaml`` (ultralytics) and ``classes.txt`` for the dataset at ``out``."""
+def write_data_yaml(out: Path, classes="all") -> Path:
+    """``data.yaml`` (ultralytics) and ``classes.txt`` for the dataset at ``out``. A dataset
+    folder holds one class set: ValueError when ``out`` already has another's."""
     import yaml
-    (out / "classes.txt").write_text("".join(c + "\n" for c in CLASSES))
+    cs = class_set(classes)
     p = out / "data.yaml"
+    if p.exists():
+        had = list((yaml.safe_load(p.read_text()) or {}).get("names", {}).values())
+        if had and had != list(cs.classes):
+            raise ValueError(f"{out} holds a dataset of other classes ({len(had)}: {', '.join(had[:4])}, ...); "
+                             f"give --classes {cs.name} another --out")
+    (out / "classes.txt").write_text("".join(c + "\n" for c in cs.classes))
     p.write_text(yaml.safe_dump({"path": str(out.resolve()), "train": "images/train", "val": "images/val",
-                                 "names": dict(enumerate(CLASSES))}, sort_keys=False))
+                                 "names": dict(enumerate(cs.classes))}, sort_keys=False))
     return p
 
 
+def _render_job(job) -> int:
+    return render_episode(*job)
+
+
 def build_dataset(out, plan: Plan = Plan(), *, imgsz: int = 320, seed: int = 0, scale: float = 1.0,
-                  polygons: bool = False, splits=("train", "val"), log=print) -> dict:
-    """Render the whole dataset (resumable: finished episodes are skipped); returns counts."""
+                  polygons: bool = False, splits=("train", "val"), classes="all", workers: int = 1,
+                  log=print) -> dict:
+    """Render the whole dataset (resumable: finished episodes are skipped) of the class set
+    ``classes`` (:data:`CLASS_SETS`), on ``workers`` processes (the frames do not depend on
+    it); returns counts."""
+    cs = class_set(classes)
     out = Path(out)
     for s in splits:
         for sub in ("images", "labels", "done"):
             (out / sub / s).mkdir(parents=True, exist_ok=True)
-    write_data_yaml(out)
+    write_data_yaml(out, cs)
     counts = {}
     for s in splits:
-        eps = episode_list(plan, s, scale)
+        eps = episode_list(plan, s, scale, cs)
         t0, n = time.perf_counter(), 0
-        for k, (b, es, i) in enumerate(eps):
-            n += render_episode(out, s, b, es, i, plan, imgsz, seed, polygons)
-            log(f"[dataset] {s} {k + 1}/{len(eps)} {b} {es} {i}: {n} new frames, {time.perf_counter() - t0:.0f} s")
+        jobs = [(out, s, b, es, i, plan, imgsz, seed, polygons, cs) for b, es, i in eps]
+        if workers > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futs = {pool.submit(_render_job, j): j for j in jobs}
+                for k, f in enumerate(as_completed(futs)):
+                    n += f.result()
+                    b, es, i = futs[f][2:5]
+                    log(f"[dataset] {s} {k + 1}/{len(eps)} {b} {es} {i}: {n} new frames, "
+                        f"{time.perf_counter() - t0:.0f} s")
+        else:
+            for k, j in enumerate(jobs):
+                n += _render_job(j)
+                log(f"[dataset] {s} {k + 1}/{len(eps)} {j[2]} {j[3]} {j[4]}: {n} new frames, "
+                    f"{time.perf_counter() - t0:.0f} s")
         counts[s] = len(list((out / "images" / s).glob("*.png")))
     log(f"[dataset] {out}: {counts}")
     return counts
@@ -336,6 +437,10 @@ def add_dataset_args(p) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--polygons", action="store_true", help="write instance polygons instead of boxes")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train splits), val (held-out)")
+    p.add_argument("--workers", type=int, default=1, help="render processes (the frames do not depend on it)")
+    p.add_argument("--classes", default="all", choices=sorted(CLASS_SETS),
+                   help="class set: all (six classes over the three benchmarks) or doze (DOZE alone: person, "
+                        "object, whiteboard and its furniture kinds)")
 
 
 def parse_splits(text: str) -> tuple[str, ...] | None:
@@ -352,5 +457,10 @@ def run_dataset(args) -> int:
     splits = parse_splits(args.splits)
     if splits is None:
         return 2
-    build_dataset(args.out, imgsz=args.imgsz, seed=args.seed, scale=args.scale, polygons=args.polygons, splits=splits)
+    try:
+        build_dataset(args.out, imgsz=args.imgsz, seed=args.seed, scale=args.scale, polygons=args.polygons,
+                      splits=splits, classes=getattr(args, "classes", "all"), workers=getattr(args, "workers", 1))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0

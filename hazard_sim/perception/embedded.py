@@ -133,11 +133,16 @@ class PerceptionSettings:
 
     def file_tag(self) -> str:
         """What a results file of these settings carries before ``.jsonl``, beside the ground
-        truth's (``<stem>.onnx.jsonl``; with an instance namer ``<stem>.onnx_namer.jsonl``)."""
+        truth's (``<stem>.onnx.jsonl``; with an instance namer ``<stem>.onnx_namer.jsonl``). A
+        weights file other than the shipped ``detector.*`` adds its stem (``doze.onnx``:
+        ``<stem>.onnx_doze_namer.jsonl``), so two detectors' runs never share a file."""
+        from pathlib import Path
         name = canonical_name(self.backend)
         if name == "groundtruth":
             return ""
-        return f".{name}_namer" if self.namer else f".{name}"
+        stem = Path(str(self.weights)).stem if self.weights else ""
+        det = f"_{stem}" if stem and stem != "detector" else ""
+        return f".{name}{det}_namer" if self.namer else f".{name}{det}"
 
     def effective_min_pixels(self, benchmark: str) -> int:
         return int(default_min_pixels(benchmark) if self.min_pixels is None else self.min_pixels)

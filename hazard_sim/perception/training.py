@@ -189,9 +189,9 @@ def merge_results(old_csv: str, new_csv: str) -> str:
     return "\n".join([new_lines[0], *kept, *new_lines[1:]]) + "\n"
 
 
-def ship(run, out: str = "data/perception", imgsz: int = 320) -> dict:
+def ship(run, out: str = "data/perception", imgsz: int = 320, onnx_name: str = "detector.onnx") -> dict:
     """Copy a run's detector into ``out``: ``best.pt`` (optimiser stripped), a resumable compact
-    ``last.pt``, ``detector.onnx`` (from best.pt), ``results.csv``, ``args.yaml``,
+    ``last.pt``, ``detector.onnx`` (from best.pt; or ``onnx_name``), ``results.csv``, ``args.yaml``,
     ``training_curve.png`` and ``data.yaml`` (class names; dataset path relative to the repo)."""
     import shutil
 
@@ -215,7 +215,12 @@ def ship(run, out: str = "data/perception", imgsz: int = 320) -> dict:
     plot_curve(out / "results.csv", out / "training_curve.png")
     args = yaml.safe_load((run / "args.yaml").read_text())
     data = yaml.safe_load(Path(args["data"]).read_text())
-    (out / "data.yaml").write_text(yaml.safe_dump({"path": "runs/perception/dataset", "train": "images/train",
+    root = Path(args["data"]).resolve().parent
+    try:
+        root = root.relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass
+    (out / "data.yaml").write_text(yaml.safe_dump({"path": str(root), "train": "images/train",
                                                    "val": "images/val", "names": data["names"]}, sort_keys=False))
-    onnx = export_onnx(str(out / "best.pt"), imgsz=imgsz, out=str(out / "detector.onnx"))
+    onnx = export_onnx(str(out / "best.pt"), imgsz=imgsz, out=str(out / onnx_name))
     return {"best": out / "best.pt", "last": out / "last.pt", "onnx": onnx}
