@@ -157,8 +157,8 @@ def test_a_house_fingerprint_changes_with_what_the_house_is_made_of_and_sweeps_s
     fp = scenes.house_fingerprint("doze_08")
     assert fp == scenes.house_fingerprint("doze_08") and fp != scenes.house_fingerprint("doze_09")
     house = scenes.build_house("doze_08")
-    moved = dataclasses.replace(house, items=[dataclasses.replace(house.items[0], position=house.items[0].position + 0.01),
-                                              *house.items[1:]])
+    first = dataclasses.replace(house.items[0], position=house.items[0].position + 0.01)
+    moved = dataclasses.replace(house, items=[first, *house.items[1:]])
     real = scenes.build_house
     monkeypatch.setattr(scenes, "build_house", lambda name: moved if name == "doze_08" else real(name))
     scenes.house_fingerprint.cache_clear()

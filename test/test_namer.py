@@ -354,9 +354,12 @@ def test_the_doze_detector_lets_an_agent_confirm_a_spatial_goal_on_perception():
 
     from hazard_sim.perception.embedded import PerceptionSettings
     from hazard_sim.runner import run_episode
-    names = lambda p: set(ast.literal_eval(ort.InferenceSession(str(p)).get_modelmeta().custom_metadata_map["names"])
-                          .values())
-    assert "bookshelf" in names(DOZE_DETECTOR) and "bookshelf" not in names(ROOT / "data" / "perception" / "detector.onnx")
+    def names(path):
+        meta = ort.InferenceSession(str(path)).get_modelmeta().custom_metadata_map
+        return set(ast.literal_eval(meta["names"]).values())
+
+    assert "bookshelf" in names(DOZE_DETECTOR)
+    assert "bookshelf" not in names(ROOT / "data" / "perception" / "detector.onnx")
     p = PerceptionSettings(backend="onnx", weights=str(DOZE_DETECTOR), namer=str(SHIPPED))
     m = run_episode("doze/level1", "test", 188, "frontier", perception=p)
     assert m["goal"] == "a potted plant in the bookshelf" and m["goal_type"] == "spatial"
