@@ -45,7 +45,7 @@ KNOWN_VIOLATIONS = {
                                               "to move next to each spec's min_pixels"),
     "hazard_sim/perception/text_embeddings.py": (2, "the MiniLM model lives in DOZE's folder: move it to a shared "
                                                     "text-embedding module"),
-    "hazard_sim/perception/dataset_render.py": (84, "renders every benchmark's frames and maps their labels to the "
+    "hazard_sim/perception/dataset_render.py": (81, "renders every benchmark's frames and maps their labels to the "
                                                      "detector's five classes: each benchmark's shot maker and label "
                                                      "map move next to its spec"),
     "hazard_sim/perception/training.py": (1, "names the `hazard perception` commands in its messages"),

@@ -87,8 +87,9 @@ def test_groundtruth_backend_scores_one_above_its_minimum(tiny):
 
 
 def test_the_doze_class_set_names_furniture_by_kind_and_renders_doze_alone():
-    from hazard_sim.perception.dataset_render import CLASS_SETS, DOZE_FURNITURE, class_set, episode_list
-    cs = CLASS_SETS["doze"]
+    from hazard_sim.perception.dataset_render import class_set, episode_list
+    from hazard_sim.tasks.doze.detector_classes import DOZE_FURNITURE
+    cs = class_set("doze")
     assert cs.classes[:3] == ("person", "object", "whiteboard") and len(cs.classes) == 3 + len(DOZE_FURNITURE)
     assert class_of("doze/level1", "bed", "doze") == "bed" and class_of("doze/level1", "side table", cs) == "side table"
     assert class_of("doze/level1", "T-rex model", "doze") == "object"
@@ -121,7 +122,7 @@ def test_the_doze_class_set_names_furniture_by_kind_and_renders_doze_alone():
 
 
 def test_doze_furniture_is_every_kind_the_houses_label_their_parts_with():
-    from hazard_sim.perception.dataset_render import DOZE_FURNITURE
+    from hazard_sim.tasks.doze.detector_classes import DOZE_FURNITURE
     from hazard_sim.tasks.doze.scenes import SCENES, build_house
     kinds = set()
     for name in SCENES:

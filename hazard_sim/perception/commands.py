@@ -75,8 +75,8 @@ def add_perception_parser(sub) -> None:
     s.add_argument("--out", default="data/perception")
     s.add_argument("--imgsz", type=int, default=320)
     s.add_argument("--onnx-name", default="detector.onnx",
-                   help="the ONNX file's name in --out (another detector than the shipped one: e.g. doze.onnx, "
-                        "whose results files are tagged .onnx_doze)")
+                   help="the ONNX file's name in --out (another detector than the shipped one: NAME.onnx, "
+                        "whose results files are tagged .onnx_NAME)")
     s.set_defaults(func=_ship)
 
     v = ps.add_parser("eval", help="mAP, per-class AP, recall against size and condition on the held-out frames")

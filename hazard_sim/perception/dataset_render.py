@@ -30,13 +30,9 @@ The long-tailed catalogues (114 names) are not learnable from a few thousand fra
 a few hours (issue 19); these six groups are what the agents need to decide with: HAZARD's
 score weighs value, DOZE and ESAR look for people, ESAR reports clues, carts take the rescued.
 
-A second class set, ``--classes doze`` (:data:`CLASS_SETS`), renders DOZE alone for a DOZE
-detector: ``person``, ``object``, ``whiteboard`` and DOZE's 21 furniture kinds
-(:data:`DOZE_FURNITURE`, as the houses label their parts). A spatial goal ("a towel on the
-bed") and a hint ("under the bed") are checked against the furniture the agent has seen, so on
-perception they need furniture classes. Furniture is labelled part by part (a table's top and
-each leg, a shelf's boards, a bed's mattress), as the ground-truth segmentation gives it to the
-agents, whose relation checks read the parts' extents; shots are also aimed at furniture.
+Other class sets (``--classes NAME``, :data:`CLASS_SETS`) are registered by the benchmarks'
+packages (:func:`register_class_set`): a set renders only its benchmarks, labels the scene
+parts it names (part label -> class) and can aim shots at them.
 
 Output (``--out``, default ``runs/perception/dataset``): ``images/{train,val}/*.png``,
 ``labels/{train,val}/*.txt`` (``class cx cy w h`` normalised, then the instance polygon when
@@ -60,11 +56,6 @@ from hazard_sim.core.frames import EFFECT_ID_BASE
 CLASSES = ("person", "fire", "valuable", "object", "clue", "container")
 #: scene-part labels that are labelled for the detector (everything else of the scene is not)
 PART_CLASSES = {"cart": "container"}
-#: DOZE's furniture kinds: the labels its houses give furniture parts (a test checks them
-#: against every house)
-DOZE_FURNITURE = ("armchair", "bathtub", "bed", "bookshelf", "chair", "coffee table", "counter", "desk",
-                  "dresser", "fridge", "shelf", "shoe rack", "side table", "sofa", "stove", "toilet",
-                  "toy chest", "tv", "tv stand", "vanity", "wardrobe")
 FOG_VISIBILITY_M = 3000.0      # ESAR weathers whose visibility is below this count as fog
 HAZARD_TASKS = ("hazard/fire", "hazard/flood", "hazard/wind")
 DOZE_LEVELS = ("doze/level1", "doze/level2", "doze/level3")
@@ -77,31 +68,44 @@ class ClassSet:
 
     name: str
     classes: tuple[str, ...]
-    benchmarks: tuple[str, ...]          # of "hazard", "doze", "esar"
+    benchmarks: tuple[str, ...]          # benchmark packages (id prefixes) it renders
     parts: dict
-    #: DOZE episodes spread evenly over the split (every house; a split lists its episodes house
-    #: by house) rather than its first ones (all in one house: doze_00 for train, doze_08 held out)
+    #: ground-robot episodes spread evenly over each split (its scenes are listed one after the
+    #: other) rather than its first ones (which can all lie in one scene)
     spread: bool = True
 
     @property
     def aims_at_parts(self) -> bool:
-        """Shots are also aimed at the labelled parts (DOZE furniture), not only at things."""
+        """Shots are also aimed at the labelled parts (furniture), not only at things."""
         return any(c not in CLASSES for c in self.parts.values())
 
 
+def _builtin() -> tuple[str, ...]:
+    from hazard_sim.tasks import BUILTIN
+    return tuple(BUILTIN)
+
+
 CLASS_SETS = {
-    # the shipped six-class detector was trained on the first DOZE episodes (one house); kept so
-    # that its dataset rebuilds as it was (docs/perception.md)
-    "all": ClassSet("all", CLASSES, ("hazard", "doze", "esar"), dict(PART_CLASSES), spread=False),
-    "doze": ClassSet("doze", ("person", "object", "whiteboard") + DOZE_FURNITURE, ("doze",),
-                     {k: k for k in ("whiteboard",) + DOZE_FURNITURE}),
+    # the shipped six-class detector was trained on each split's first episodes; kept (not
+    # spread) so that its dataset rebuilds as it was (docs/perception.md)
+    "all": ClassSet("all", CLASSES, _builtin(), dict(PART_CLASSES), spread=False),
 }
 
 
+def register_class_set(cs: ClassSet) -> ClassSet:
+    """Add a benchmark's class set (its package does, when imported); returns it."""
+    CLASS_SETS[cs.name] = cs
+    return cs
+
+
 def class_set(name) -> ClassSet:
-    """A :data:`CLASS_SETS` entry by name (a ClassSet is returned as it is); ValueError for others."""
+    """A :data:`CLASS_SETS` entry by name (a ClassSet is returned as it is; the shipped benchmarks'
+    packages are loaded for their sets); ValueError for others."""
     if isinstance(name, ClassSet):
         return name
+    if name not in CLASS_SETS:
+        from hazard_sim.tasks import load_builtin
+        load_builtin()
     if name not in CLASS_SETS:
         raise ValueError(f"unknown class set {name!r}: use one of {sorted(CLASS_SETS)}")
     return CLASS_SETS[name]
@@ -233,9 +237,9 @@ def _look(env, xy, target, rng) -> None:
 
 
 def targets(env, classes="all") -> list[np.ndarray]:
-    """World positions (3,) of the things worth a picture: classed objects in the scene (HAZARD,
-    ESAR), a DOZE house's items, people (DOZE's people process), and with a class set that
-    labels furniture, the house's furniture pieces."""
+    """World positions (3,) of the things worth a picture: classed objects in the scene, a house's
+    items, people (a people process), and with a class set that labels parts, the house's pieces
+    of those kinds."""
     cs = class_set(classes)
     house = getattr(env.world, "house", None)
     if house is not None:
@@ -299,6 +303,11 @@ def esar_frames(env, rng, shots: int, classes="all"):
             yield f"s{k:03d}_{cam}", {"rgb": co["rgb"], "seg": co["seg_visible"], "hazard": None}
 
 
+def _rendered(cs: ClassSet, tasks) -> tuple:
+    """Those of ``tasks`` (benchmark ids) whose package the class set renders."""
+    return tuple(t for t in tasks if t.split("/")[0] in cs.benchmarks)
+
+
 def episode_list(plan: Plan, split: str, scale: float = 1.0, classes="all") -> list[tuple[str, str, int]]:
     """``(benchmark, env split, episode)`` triples for a dataset split (``train`` | ``val``), of
     the benchmarks the class set renders."""
@@ -307,16 +316,16 @@ def episode_list(plan: Plan, split: str, scale: float = 1.0, classes="all") -> l
     frac = 1.0 if split == "train" else 0.25
     out = []
     env_split = "train" if split == "train" else "test"
-    for b in HAZARD_TASKS if "hazard" in cs.benchmarks else ():
+    for b in _rendered(cs, HAZARD_TASKS):
         n = max(1, round(plan.hazard_episodes * frac * scale))
         out += [(b, env_split, i) for i in range(min(n, get_spec(b).dataset.count(env_split)))]
-    for b in DOZE_LEVELS if "doze" in cs.benchmarks else ():
+    for b in _rendered(cs, DOZE_LEVELS):
         n = max(1, round(plan.doze_episodes * frac * scale))
         total = get_spec(b).dataset.count(env_split)
         idx = (np.unique(np.linspace(0, total - 1, min(n, total)).round().astype(int)).tolist() if cs.spread
                else range(min(n, total)))
         out += [(b, env_split, int(i)) for i in idx]
-    if "esar" not in cs.benchmarks:
+    if not _rendered(cs, ("esar",)):
         return out
     from hazard_sim.tasks.esar.scenario import event_tasks
     tasks = event_tasks(held=split != "train")
@@ -438,9 +447,9 @@ def add_dataset_args(p) -> None:
     p.add_argument("--polygons", action="store_true", help="write instance polygons instead of boxes")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train splits), val (held-out)")
     p.add_argument("--workers", type=int, default=1, help="render processes (the frames do not depend on it)")
-    p.add_argument("--classes", default="all", choices=sorted(CLASS_SETS),
-                   help="class set: all (six classes over the three benchmarks) or doze (DOZE alone: person, "
-                        "object, whiteboard and its furniture kinds)")
+    p.add_argument("--classes", default="all",
+                   help="class set: all (six classes over every benchmark, the default) or a benchmark's own "
+                        "(docs/perception.md)")
 
 
 def parse_splits(text: str) -> tuple[str, ...] | None:

@@ -134,8 +134,8 @@ class PerceptionSettings:
     def file_tag(self) -> str:
         """What a results file of these settings carries before ``.jsonl``, beside the ground
         truth's (``<stem>.onnx.jsonl``; with an instance namer ``<stem>.onnx_namer.jsonl``). A
-        weights file other than the shipped ``detector.*`` adds its stem (``doze.onnx``:
-        ``<stem>.onnx_doze_namer.jsonl``), so two detectors' runs never share a file."""
+        weights file other than the shipped ``detector.*`` adds its stem (``other.onnx``:
+        ``<stem>.onnx_other_namer.jsonl``), so two detectors' runs never share a file."""
         from pathlib import Path
         name = canonical_name(self.backend)
         if name == "groundtruth":

@@ -94,3 +94,4 @@ for _level in ds.LEVELS:
 register_file_kind("DOZE", episode_checks.recognise, episode_checks.validate_file)
 
 from hazard_sim.tasks.doze import agents as _agents  # noqa: E402,F401  (registers the "doze" agent group)
+from hazard_sim.tasks.doze import detector_classes as _detector_classes  # noqa: E402,F401  (the "doze" class set)
