@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from hazard_sim.core.frames import EFFECT_ID_BASE
+from hazard_sim.tasks import BUILTIN, load_builtin
 
 CLASSES = ("person", "fire", "valuable", "object", "clue", "container")
 #: scene-part labels that are labelled for the detector (everything else of the scene is not)
@@ -74,21 +75,20 @@ class ClassSet:
     #: other) rather than its first ones (which can all lie in one scene)
     spread: bool = True
 
+    def renders(self, benchmark: str) -> bool:
+        """Whether the set renders ``benchmark`` (an id: its package is the part before ``/``)."""
+        return benchmark.split("/")[0] in self.benchmarks
+
     @property
     def aims_at_parts(self) -> bool:
         """Shots are also aimed at the labelled parts (furniture), not only at things."""
         return any(c not in CLASSES for c in self.parts.values())
 
 
-def _builtin() -> tuple[str, ...]:
-    from hazard_sim.tasks import BUILTIN
-    return tuple(BUILTIN)
-
-
 CLASS_SETS = {
     # the shipped six-class detector was trained on each split's first episodes; kept (not
     # spread) so that its dataset rebuilds as it was (docs/perception.md)
-    "all": ClassSet("all", CLASSES, _builtin(), dict(PART_CLASSES), spread=False),
+    "all": ClassSet("all", CLASSES, tuple(BUILTIN), dict(PART_CLASSES), spread=False),
 }
 
 
@@ -104,7 +104,6 @@ def class_set(name) -> ClassSet:
     if isinstance(name, ClassSet):
         return name
     if name not in CLASS_SETS:
-        from hazard_sim.tasks import load_builtin
         load_builtin()
     if name not in CLASS_SETS:
         raise ValueError(f"unknown class set {name!r}: use one of {sorted(CLASS_SETS)}")
@@ -129,7 +128,7 @@ def class_of(benchmark: str, label: str, classes="all") -> str | None:
     the detector should not report."""
     cs = class_set(classes)
     if cs.name != "all":
-        if not any(benchmark.startswith(b) for b in cs.benchmarks):
+        if not cs.renders(benchmark):
             return None
         if label in cs.parts:
             return cs.parts[label]
@@ -305,7 +304,7 @@ def esar_frames(env, rng, shots: int, classes="all"):
 
 def _rendered(cs: ClassSet, tasks) -> tuple:
     """Those of ``tasks`` (benchmark ids) whose package the class set renders."""
-    return tuple(t for t in tasks if t.split("/")[0] in cs.benchmarks)
+    return tuple(t for t in tasks if cs.renders(t))
 
 
 def episode_list(plan: Plan, split: str, scale: float = 1.0, classes="all") -> list[tuple[str, str, int]]:
@@ -402,6 +401,21 @@ def _render_job(job) -> int:
     return render_episode(*job)
 
 
+def _rendered_jobs(jobs, workers: int):
+    """``(job, frames written)`` as each job finishes: in this process, or on ``workers`` spawned
+    ones (the renderer's OpenGL context is never forked)."""
+    if workers <= 1:
+        for j in jobs:
+            yield j, _render_job(j)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futs = {pool.submit(_render_job, j): j for j in jobs}
+        for f in as_completed(futs):
+            yield futs[f], f.result()
+
+
 def build_dataset(out, plan: Plan = Plan(), *, imgsz: int = 320, seed: int = 0, scale: float = 1.0,
                   polygons: bool = False, splits=("train", "val"), classes="all", workers: int = 1,
                   log=print) -> dict:
@@ -419,21 +433,10 @@ def build_dataset(out, plan: Plan = Plan(), *, imgsz: int = 320, seed: int = 0, 
         eps = episode_list(plan, s, scale, cs)
         t0, n = time.perf_counter(), 0
         jobs = [(out, s, b, es, i, plan, imgsz, seed, polygons, cs) for b, es, i in eps]
-        if workers > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor, as_completed
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-                futs = {pool.submit(_render_job, j): j for j in jobs}
-                for k, f in enumerate(as_completed(futs)):
-                    n += f.result()
-                    b, es, i = futs[f][2:5]
-                    log(f"[dataset] {s} {k + 1}/{len(eps)} {b} {es} {i}: {n} new frames, "
-                        f"{time.perf_counter() - t0:.0f} s")
-        else:
-            for k, j in enumerate(jobs):
-                n += _render_job(j)
-                log(f"[dataset] {s} {k + 1}/{len(eps)} {j[2]} {j[3]} {j[4]}: {n} new frames, "
-                    f"{time.perf_counter() - t0:.0f} s")
+        for k, (job, written) in enumerate(_rendered_jobs(jobs, workers)):
+            n += written
+            log(f"[dataset] {s} {k + 1}/{len(eps)} {job[2]} {job[3]} {job[4]}: {n} new frames, "
+                f"{time.perf_counter() - t0:.0f} s")
         counts[s] = len(list((out / "images" / s).glob("*.png")))
     log(f"[dataset] {out}: {counts}")
     return counts

@@ -421,9 +421,8 @@ def _canonical(obj, depth: int = 0):
         return [_canonical(v, depth + 1) for v in obj]
     if hasattr(obj, "__dict__"):
         return {type(obj).__name__: _canonical(vars(obj), depth + 1)}
-    if hasattr(obj, "__slots__"):
-        return {type(obj).__name__: _canonical({k: getattr(obj, k) for k in obj.__slots__}, depth + 1)}
-    return repr(obj)
+    # a repr could hold a memory address and change the fingerprint from run to run
+    raise TypeError(f"house fingerprint: no canonical form for {type(obj).__name__}")
 
 
 @functools.lru_cache(maxsize=16)
@@ -434,7 +433,7 @@ def house_fingerprint(name: str) -> str:
     (beds given legs, an object moved) makes earlier results another configuration, never
     silently reused."""
     h = build_house(name)
-    doc = {"scene": _canonical({k: v for k, v in vars(h.scene).items()}), "furniture": _canonical(h.furniture),
+    doc = {"scene": _canonical(vars(h.scene)), "furniture": _canonical(h.furniture),
            "items": _canonical(h.items), "boards": _canonical(h.boards), "labels": _canonical(h.labels),
            "part_labels": _canonical(h.part_labels)}
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
