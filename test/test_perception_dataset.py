@@ -136,3 +136,26 @@ def test_a_dataset_folder_holds_one_class_set(tmp_path):
     write_data_yaml(tmp_path, "doze")                # the same classes: fine
     with pytest.raises(ValueError, match="holds a dataset of other classes"):
         write_data_yaml(tmp_path, "all")
+
+
+def test_recall_against_mask_pixels_bins_by_the_minimum_size_rules_unit():
+    from hazard_sim.perception.evaluation import PIXEL_BINS, recall_by_pixels
+    hits = [({"pixels": 5}, False), ({"pixels": 7}, True), ({"pixels": 8}, True),
+            ({"pixels": 40}, False), ({"pixels": 63}, True), ({"pixels": 5000}, True)]
+    r = recall_by_pixels(hits)
+    assert list(r) == [f"{lo:g}-{hi:g}" for lo, hi in zip(PIXEL_BINS[:-1], PIXEL_BINS[1:])]
+    assert r["0-8"] == {"n": 2, "recall": 0.5} and r["8-16"] == {"n": 1, "recall": 1.0}
+    assert r["32-64"] == {"n": 2, "recall": 0.5} and r["1024-inf"]["n"] == 1
+    assert r["16-32"] == {"n": 0, "recall": None}
+
+
+def test_the_eval_report_gives_recall_against_mask_pixels_per_benchmark(tiny):
+    from hazard_sim.perception.evaluation import markdown
+    _, ((a, _), _) = tiny
+    images = run_predictions(a, groundtruth_predictor(0), list(CLASSES))
+    rep = report(images, list(CLASSES), min_size=0.0)
+    total = sum(v["n"] for v in rep["recall_by_pixels"].values())
+    assert total == sum(len(im["gt"]) for im in images)
+    assert all(v["recall"] in (None, 1.0) for v in rep["recall_by_pixels"].values())   # the oracle
+    assert set(rep["per_benchmark"]) and all("recall_by_pixels" in r for r in rep["per_benchmark"].values())
+    assert "mask pixels" in markdown(rep, "t")

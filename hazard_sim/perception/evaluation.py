@@ -23,6 +23,8 @@ import numpy as np
 from hazard_sim.perception.metrics import box_size, evaluate, match_image
 
 SIZE_BINS = (0, 8, 16, 32, 64, 128, np.inf)
+# mask pixels, the unit of the minimum-size rule (--min-pixels): where the detector's recall lies
+PIXEL_BINS = (0, 8, 16, 32, 64, 128, 256, 1024, np.inf)
 CONDITIONS = ("under_water", "behind_flames", "night", "fog")
 
 
@@ -198,6 +200,10 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
         sel = [h for (o, h), s in zip(hits, sizes) if lo <= s < hi]
         bins[f"{lo:g}-{hi:g}"] = {"n": len(sel), "recall": (sum(sel) / len(sel)) if sel else None}
     rep["recall_by_size"] = bins
+    rep["recall_by_pixels"] = recall_by_pixels(hits)
+    for b in rep["per_benchmark"]:
+        rep["per_benchmark"][b]["recall_by_pixels"] = recall_by_pixels(
+            gt_hits([im for im in images if im["benchmark"] == b]))
     conds = {}
     for c in CONDITIONS:
         sel = [h for o, h in hits if o.get(c)]
@@ -207,6 +213,16 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
                     f"recall_size>={min_size:g}": (sum(big) / len(big)) if big else None}
     rep["recall_by_condition"] = conds
     return rep
+
+
+def recall_by_pixels(hits: list[tuple[dict, bool]]) -> dict:
+    """Recall against the object's mask pixels (``pixels`` in ``objects_<split>.jsonl``), the unit
+    of the minimum-size rule: {"lo-hi": {"n", "recall"}} over :data:`PIXEL_BINS`."""
+    bins = {}
+    for lo, hi in zip(PIXEL_BINS[:-1], PIXEL_BINS[1:]):
+        sel = [h for o, h in hits if lo <= o["pixels"] < hi]
+        bins[f"{lo:g}-{hi:g}"] = {"n": len(sel), "recall": (sum(sel) / len(sel)) if sel else None}
+    return bins
 
 
 def markdown(rep: dict, title: str) -> str:
@@ -229,6 +245,14 @@ def markdown(rep: dict, title: str) -> str:
     lines += ["", "Recall (IoU 0.5, score >= 0.25) against object size (square root of the box area, px):", "",
               "| size | n | recall |", "| --- | --- | --- |"]
     lines += [f"| {k} | {v['n']} | {f(v['recall'])} |" for k, v in rep["recall_by_size"].items()]
+    if "recall_by_pixels" in rep:
+        keys = list(rep["recall_by_pixels"])
+        lines += ["", "Recall against the object's mask pixels (the unit of `--min-pixels`), n in brackets:", "",
+                  "| benchmark | " + " | ".join(keys) + " |", "| --- |" + " --- |" * len(keys)]
+        rows = [("all", rep["recall_by_pixels"])] + [(b, r["recall_by_pixels"]) for b, r in
+                                                     rep["per_benchmark"].items() if "recall_by_pixels" in r]
+        for name, bins in rows:
+            lines.append(f"| {name} | " + " | ".join(f"{f(bins[k]['recall'])} ({bins[k]['n']})" for k in keys) + " |")
     lines += ["", "Recall by condition:", "", "| condition | n | recall | n (large) | recall (large) |",
               "| --- | --- | --- | --- | --- |"]
     for c, v in rep["recall_by_condition"].items():
