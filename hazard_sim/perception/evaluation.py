@@ -193,17 +193,13 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
         ims = [im for im in images if im["benchmark"] == b]
         rep["per_benchmark"][b] = {"frames": len(ims), "all": summary(ims),
                                    f"size>={min_size:g}": summary(ims, (min_size, np.inf))}
-    hits = gt_hits(images)
+    hits_of = {b: gt_hits([im for im in images if im["benchmark"] == b]) for b in rep["per_benchmark"]}
+    hits = [h for b in hits_of for h in hits_of[b]]            # every object, matched once
     sizes = box_size([o["box"] for o, _ in hits]) if hits else np.zeros(0)
-    bins = {}
-    for lo, hi in zip(SIZE_BINS[:-1], SIZE_BINS[1:]):
-        sel = [h for (o, h), s in zip(hits, sizes) if lo <= s < hi]
-        bins[f"{lo:g}-{hi:g}"] = {"n": len(sel), "recall": (sum(sel) / len(sel)) if sel else None}
-    rep["recall_by_size"] = bins
+    rep["recall_by_size"] = _recall_bins([h for _, h in hits], sizes, SIZE_BINS)
     rep["recall_by_pixels"] = recall_by_pixels(hits)
-    for b in rep["per_benchmark"]:
-        rep["per_benchmark"][b]["recall_by_pixels"] = recall_by_pixels(
-            gt_hits([im for im in images if im["benchmark"] == b]))
+    for b, bh in hits_of.items():
+        rep["per_benchmark"][b]["recall_by_pixels"] = recall_by_pixels(bh)
     conds = {}
     for c in CONDITIONS:
         sel = [h for o, h in hits if o.get(c)]
@@ -218,9 +214,14 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
 def recall_by_pixels(hits: list[tuple[dict, bool]]) -> dict:
     """Recall against the object's mask pixels (``pixels`` in ``objects_<split>.jsonl``), the unit
     of the minimum-size rule: {"lo-hi": {"n", "recall"}} over :data:`PIXEL_BINS`."""
+    return _recall_bins([h for _, h in hits], [o["pixels"] for o, _ in hits], PIXEL_BINS)
+
+
+def _recall_bins(hit, value, edges) -> dict:
+    """{"lo-hi": {"n", "recall"}}: the share of ``hit`` whose ``value`` lies in each bin of ``edges``."""
     bins = {}
-    for lo, hi in zip(PIXEL_BINS[:-1], PIXEL_BINS[1:]):
-        sel = [h for o, h in hits if lo <= o["pixels"] < hi]
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        sel = [h for h, v in zip(hit, value) if lo <= v < hi]
         bins[f"{lo:g}-{hi:g}"] = {"n": len(sel), "recall": (sum(sel) / len(sel)) if sel else None}
     return bins
 
@@ -245,14 +246,12 @@ def markdown(rep: dict, title: str) -> str:
     lines += ["", "Recall (IoU 0.5, score >= 0.25) against object size (square root of the box area, px):", "",
               "| size | n | recall |", "| --- | --- | --- |"]
     lines += [f"| {k} | {v['n']} | {f(v['recall'])} |" for k, v in rep["recall_by_size"].items()]
-    if "recall_by_pixels" in rep:
-        keys = list(rep["recall_by_pixels"])
-        lines += ["", "Recall against the object's mask pixels (the unit of `--min-pixels`), n in brackets:", "",
-                  "| benchmark | " + " | ".join(keys) + " |", "| --- |" + " --- |" * len(keys)]
-        rows = [("all", rep["recall_by_pixels"])] + [(b, r["recall_by_pixels"]) for b, r in
-                                                     rep["per_benchmark"].items() if "recall_by_pixels" in r]
-        for name, bins in rows:
-            lines.append(f"| {name} | " + " | ".join(f"{f(bins[k]['recall'])} ({bins[k]['n']})" for k in keys) + " |")
+    keys = list(rep["recall_by_pixels"])
+    lines += ["", "Recall against the object's mask pixels (the unit of `--min-pixels`), n in brackets:", "",
+              "| benchmark | " + " | ".join(keys) + " |", "| --- |" + " --- |" * len(keys)]
+    rows = [("all", rep["recall_by_pixels"])] + [(b, r["recall_by_pixels"]) for b, r in rep["per_benchmark"].items()]
+    for name, bins in rows:
+        lines.append(f"| {name} | " + " | ".join(f"{f(bins[k]['recall'])} ({bins[k]['n']})" for k in keys) + " |")
     lines += ["", "Recall by condition:", "", "| condition | n | recall | n (large) | recall (large) |",
               "| --- | --- | --- | --- | --- |"]
     for c, v in rep["recall_by_condition"].items():
