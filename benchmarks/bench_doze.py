@@ -169,10 +169,12 @@ def table(a) -> None:
     eps = {level: episodes_by_type(level, a.per_type, a.goal_types.split(","), a.every) for level in levels}
     by_level, results = {}, {}
     perception, tag = None, ""
-    if a.perception != "groundtruth":
+    if a.perception != "groundtruth" or a.min_pixels is not None:
         from hazard_sim.perception.embedded import PerceptionSettings
-        perception = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer)
-        tag = perception.file_tag()     # beside the ground truth's files (level1_frontier.onnx_namer.jsonl)
+        perception = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer,
+                                        min_pixels=a.min_pixels)
+        # beside the ground truth's files (level1_frontier.onnx_namer.jsonl; level1_frontier.px3.jsonl)
+        tag = perception.file_tag(f"doze/level{levels[0]}")
     for agent in a.agents.split(","):
         for level in levels:
             r = bench(f"doze/level{level}", "test", agent, eps[level], workers=a.workers,
@@ -189,9 +191,10 @@ def report(a) -> None:
     from hazard_sim.tasks.doze.paper import TABLE_III_LEVEL, aggregate
     out = Path(a.out_dir)
     tag = ""
-    if a.perception != "groundtruth":
+    if a.perception != "groundtruth" or a.min_pixels is not None:
         from hazard_sim.perception.embedded import PerceptionSettings
-        tag = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer).file_tag()
+        tag = PerceptionSettings(backend=a.perception, weights=a.detector_weights, namer=a.namer,
+                                 min_pixels=a.min_pixels).file_tag("doze/level1")
     by_level, results = {}, {}
     for f in sorted(out.glob(f"level*_*{tag}.jsonl")):
         stem = f.name[:-len(f"{tag}.jsonl")]
@@ -244,6 +247,9 @@ def main(argv=None) -> int:
     ap.add_argument("--perception", default="groundtruth", choices=["groundtruth", "onnx", "yolo", "yolo_world"],
                     help="table: what the agents see (docs/perception.md)")
     ap.add_argument("--detector-weights", default="data/perception/detector.onnx")
+    ap.add_argument("--min-pixels", type=int, default=None, metavar="N",
+                    help="table / report: an instance counts as seen from N pixels (default: the benchmark's; "
+                         "another value's files carry .px<N>)")
     ap.add_argument("--namer", default=None, help="table: a namer (data/perception/namer/namer.onnx)")
     a = ap.parse_args(argv)
     {"speed": speed, "ocr": ocr, "table": table, "report": report}[a.what](a)

@@ -213,7 +213,7 @@ def cmd_table(a) -> int:
     episodes = _episodes(a)
     # results of another perception backend go to files of their own (fire_test_greedy.onnx.jsonl;
     # with an instance namer: .onnx_namer.jsonl)
-    tag = _perception_once(a).file_tag()
+    tag = _perception_once(a).file_tag(a.benchmark)
     rows = []
     for agent in agents:
         a.agent = agent

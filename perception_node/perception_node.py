@@ -33,7 +33,8 @@ ultralytics .pt), ``text_embeddings`` (yolo_world: ``minilm`` or a file, class n
 ``cart`` when it has containers, or the class its ``goal`` text names: DOZE), ``confidence``,
 ``wait_for_task`` (without classes and without a task, detect nothing (true) or every class
 (false)), ``map_frame``, ``tf_timeout``,
-``min_pixels`` (every detector: an instance counts from that many mask / box pixels), ``device``,
+``min_pixels`` (every detector: an instance counts from that many mask / box pixels; 0, the default:
+the task's benchmark's own for this detector, see docs/perception.md), ``device``,
 ``imgsz`` (0: the camera's size rounded up to 32), ``namer`` (onnx / yolo: a ``namer.onnx`` that
 names the detector's ``object`` instances by kind, :mod:`hazard_sim.perception.namer`),
 ``lockstep`` (true: sensor subscriptions reliable and
@@ -76,7 +77,8 @@ from hazard_ros import ros_qos as qos
 from hazard_ros.node_inputs import NodeInputs
 from hazard_ros.ros_node_main import run_node
 from hazard_ros.setup_node import SetupNode
-from hazard_sim.perception.embedded import classes_from_task
+from hazard_sim.perception.backends.groundtruth import DEFAULT_MIN_PIXELS
+from hazard_sim.perception.embedded import classes_from_task, default_min_pixels
 from hazard_sim.perception.instances import keep_seen
 from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary, prompt_map
 from perception_node.detectors import DetectorError, make_detector
@@ -142,7 +144,8 @@ class PerceptionNode(SetupNode):
         qos_kind, cam_qos = declare_sensor_qos(self)
         self.map_frame = str(self._declare("map_frame", "map", "frame of detections_3d"))
         self.tf_timeout = float(self._declare("tf_timeout", 1.0, "wall s to wait for TF at an image stamp"))
-        min_pixels = int(self._declare("min_pixels", 3, "smallest instance in pixels (mask, or box), any detector"))
+        min_pixels = int(self._declare("min_pixels", 0, "smallest instance in pixels (mask, or box), any detector; "
+                                                       "0: the task's benchmark's default for this detector"))
         device = str(self._declare("device", "", "yolo: torch device ('' = auto)"))
         imgsz = int(self._declare("imgsz", 0, "onnx / yolo: inference size (0 = the camera's, rounded up to 32)"))
         text_embeddings = str(self._declare("text_embeddings", "", "yolo_world: class-name embeddings offline: "
@@ -154,6 +157,8 @@ class PerceptionNode(SetupNode):
         true_boxes = as_bool("true_boxes", self._declare(
             "true_boxes", True, "groundtruth: perception/objects carries the simulator's true boxes (world/objects)"))
 
+        self.auto_min_pixels = min_pixels <= 0       # set from the task's benchmark when it comes
+        min_pixels = DEFAULT_MIN_PIXELS if self.auto_min_pixels else min_pixels
         self.min_pixels = min_pixels
         kind = self.detector_name.strip().lower()
         if kind in ("groundtruth", "ground_truth", "gt"):
@@ -261,6 +266,8 @@ class PerceptionNode(SetupNode):
 
     def _on_task(self, task: dict) -> None:
         self.task = task
+        if self.auto_min_pixels:
+            self._set_min_pixels(task.get("benchmark"))
         cameras = task.get("cameras")
         self._subscribe_views([c for c in cameras if isinstance(c, str)] if isinstance(cameras, list) else [])
         if self.classes_source in ("none", "task"):
@@ -280,6 +287,20 @@ class PerceptionNode(SetupNode):
                 self.get_logger().error(self.fatal)
             self._publish_classes()
             self._release_held()
+
+    def _set_min_pixels(self, benchmark) -> None:
+        """``min_pixels`` 0: the benchmark's default for this detector (the ground truth's is the
+        shipped detector's 50 % point, docs/perception.md); an unknown benchmark keeps the generic one."""
+        try:
+            n = default_min_pixels(str(benchmark), self.detector.name)
+        except (KeyError, ValueError):
+            self.get_logger().warning(f"task benchmark {benchmark!r} is not known here: min_pixels stays "
+                                      f"{self.min_pixels}")
+            return
+        self.min_pixels = n
+        self.instances.min_pixels = n
+        if hasattr(self.detector, "min_pixels"):
+            self.detector.min_pixels = n
 
     def _vocabulary(self) -> list[str] | None:
         """Every class a closed-vocabulary detector knows (None: open vocabulary / ground truth)."""

@@ -258,10 +258,10 @@ def test_embedded_groundtruth_passes_through_and_clears_small_instances():
 
 
 def test_embedded_esar_default_hides_a_victim_seen_as_four_pixels():
-    assert default_min_pixels("esar/alpine") == 16 and default_min_pixels("hazard/fire") == 3
+    assert default_min_pixels("esar/alpine") == 56 and default_min_pixels("hazard/fire") == 46
     seg = np.zeros((16, 16), np.int32)
     seg[2:4, 2:4] = 2000            # a victim as 4 px (ESAR test task 5)
-    seg[8:13, 8:13] = 2001          # a clue as 25 px
+    seg[8:16, 8:16] = 2001          # a clue as 64 px
     cam = {"rgb": np.zeros((16, 16, 3), np.uint8), "depth": np.full((16, 16), 50.0, np.float32), "seg": seg,
            "seg_visible": seg, "K": np.eye(3), "pose": np.eye(4)}
     obs = {"cameras": {"front_center": cam, "bottom_center": dict(cam)}, "seg": seg}
@@ -326,11 +326,19 @@ def test_results_files_of_a_perception_backend_carry_its_tag():
     assert PerceptionSettings(backend="onnx", weights="data/perception/doze/doze.onnx").file_tag() == ".onnx_doze"
     assert PerceptionSettings(backend="onnx", weights="doze.onnx", namer="n.onnx").file_tag() == ".onnx_doze_namer"
     assert PerceptionSettings(backend="yolo_world").file_tag() == ".yolo_world"
+    # a minimum size other than the benchmark's default (any given one, without a benchmark)
+    assert PerceptionSettings(min_pixels=3).file_tag("hazard/fire") == ".px3"
+    assert PerceptionSettings(min_pixels=46).file_tag("hazard/fire") == ""           # the default itself
+    assert PerceptionSettings(min_pixels=3).file_tag() == ".px3"
+    assert PerceptionSettings(backend="onnx", weights="detector.onnx").file_tag("esar/alpine") == ".onnx"
+    assert PerceptionSettings(backend="onnx", weights="detector.onnx", min_pixels=8).file_tag("esar") == ".onnx.px8"
+    assert PerceptionSettings(backend="onnx", weights="detector.onnx", min_pixels=16).file_tag("esar") == ".onnx"
 
 
 def test_settings_key_names_the_backend_and_weights():
     k = PerceptionSettings().key("esar")
-    assert k == {"backend": "groundtruth", "min_pixels": 16}
+    assert k == {"backend": "groundtruth", "min_pixels": 56}
+    assert PerceptionSettings(backend="onnx", weights=str(DETECT)).key("esar")["min_pixels"] == 16
     k = PerceptionSettings(backend="onnx", weights=str(DETECT)).key("hazard/fire")
     assert k["backend"] == "onnx" and k["weights"] == DETECT.name and k["weights_bytes"] == DETECT.stat().st_size
     assert k["min_pixels"] == 3
@@ -340,7 +348,7 @@ def test_sweep_config_includes_perception():
     from hazard_sim.runner import sweep_config
     a = sweep_config("hazard/fire", "test", 0, "greedy")
     b = sweep_config("hazard/fire", "test", 0, "greedy", perception=PerceptionSettings(min_pixels=5))
-    assert a["perception"] == {"backend": "groundtruth", "min_pixels": 3} and b["perception"]["min_pixels"] == 5
+    assert a["perception"] == {"backend": "groundtruth", "min_pixels": 46} and b["perception"]["min_pixels"] == 5
 
 
 def test_cli_reports_a_missing_detector_file_before_any_episode(tmp_path):

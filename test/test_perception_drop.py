@@ -69,3 +69,21 @@ def test_cli_drop_by_tier_keeps_esar_percentages(tmp_path, capsys):
     assert "| esar_test_probmap | Simple | SR % | 1 | 100.0 | 0.0 | 100.0 [100.0, 100.0] |" in out
     assert "| esar_test_probmap | Hard | RS % | 2 | 35.0 | 30.0 | 5.0 [0.0, 10.0] |" in out
     assert "Value %" not in out and "SPL %" not in out
+
+
+def test_cli_drop_against_another_ground_truth_and_the_rule_itself(tmp_path, capsys):
+    # the ground truth seen from 3 pixels (<run>.px3.jsonl) beside the default one and a detector's
+    _write(tmp_path / "fire_test_greedy.jsonl", [_r(0, value_rate=0.5), _r(1, value_rate=0.25)])
+    _write(tmp_path / "fire_test_greedy.px3.jsonl", [_r(0, value_rate=1.0), _r(1, value_rate=0.5)])
+    _write(tmp_path / "fire_test_greedy.onnx.jsonl", [_r(0, value_rate=0.0), _r(1, value_rate=0.25)])
+    _write(tmp_path / "fire_test_greedy.onnx.px3.jsonl", [_r(0, value_rate=0.0)])   # another tag's file
+    assert [(g.name, d.name) for g, d in pairs_in(tmp_path, "onnx", "px3")] == [
+        ("fire_test_greedy.px3.jsonl", "fire_test_greedy.onnx.jsonl")]
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--reference", "px3"]) == 0
+    # 75.0 -> 12.5: differences 1.0, 0.25
+    assert "| fire_test_greedy.px3 | Value % | 2 | 75.0 | 12.5 | 62.5 [25.0, 100.0] |" in capsys.readouterr().out
+    # what the minimum-size rule costs: the 3-pixel ground truth against the default one
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--backend", "px3"]) == 0
+    assert "| fire_test_greedy | Value % | 2 | 37.5 | 75.0 | -37.5 [-50.0, -25.0] |" in capsys.readouterr().out
+    assert main(["perception", "drop", "--dir", str(tmp_path), "--reference", "px9"]) == 2
+    assert "beside a <run>.px9.jsonl" in capsys.readouterr().err

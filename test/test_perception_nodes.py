@@ -188,6 +188,9 @@ def test_pipeline_outputs_types_frames_and_stamps(pipeline):
     wait_for_subscribers(ex, feeder)
     assert spin_until(ex, lambda: mapn.core is not None and perc.classes_source == "task"), \
         "task not received"
+    # min_pixels 0 (the default): the task's benchmark's ground-truth rule (hazard/fire: 46 px;
+    # the 8 x 8 px box is 64 px, so it is seen)
+    assert perc.auto_min_pixels and perc.min_pixels == perc.instances.min_pixels == perc.detector.min_pixels == 46
 
     # frame 1: images first, TF later (the nodes must wait for TF at the image stamp)
     feeder.publish_images(1)

@@ -69,7 +69,8 @@ class BenchmarkSpec:
     camera_clip: tuple[float, float] | None = None    # (near, far) m for the cameras (None: the CameraSpec's)
     recorder: Callable[..., Any] | None = None        # (env, out_dir) -> --save-viz recorder (None: none)
     json_omit: tuple[str, ...] = ()                   # metrics left out of `hazard run --json` (e.g. wall time)
-    min_pixels: int = 3                               # perception: an instance counts as seen from this many pixels
+    min_pixels: int = 3                               # ground truth: an instance counts as seen from this many pixels
+    detector_min_pixels: int = 3                      # a detector's instances: the smallest kept (docs/perception.md)
     namer_crops: Callable[..., Any] | None = None     # (split, **kw) -> a CropSet of its objects (instance namer)
     ros: Any = None                                   # its ROS side: a core.ros_pieces.RosPieces (None: none)
     options: dict = field(default_factory=dict)

@@ -39,12 +39,18 @@ def drop(gt: list[dict], det: list[dict], metric: str) -> dict | None:
             "drop": sum(diff) / len(diff), "ci": stats.bootstrap_ci(diff), "p": stats.wilcoxon_p(a, b)}
 
 
-def pairs_in(folder, backend: str) -> list[tuple[Path, Path]]:
-    """(ground truth, perception) result files of ``folder``, by name."""
+def pairs_in(folder, backend: str, reference: str = "") -> list[tuple[Path, Path]]:
+    """(ground truth, perception) result files of ``folder``, by name: ``<run>.<backend>.jsonl``
+    beside ``<run>.jsonl`` (with ``reference``, beside ``<run>.<reference>.jsonl``, e.g. ``px3``:
+    the ground truth seen from 3 pixels)."""
     folder = Path(folder)
+    ref = f".{reference.strip('.')}" if reference else ""
     out = []
     for det in sorted(folder.glob(f"*.{backend}.jsonl")):
-        gt = det.with_name(det.name[: -len(f".{backend}.jsonl")] + ".jsonl")
+        run = det.name[: -len(f".{backend}.jsonl")]
+        if "." in run:
+            continue                # another tag's file ending the same way (<run>.onnx.px3.jsonl)
+        gt = det.with_name(run + ref + ".jsonl")
         if gt.exists():
             out.append((gt, det))
     return out
@@ -75,9 +81,10 @@ def markdown(rows: list[tuple], backend: str) -> str:
 
 
 def run_drop(args) -> int:
-    found = pairs_in(args.dir, args.backend)
+    ref = f".{args.reference.strip('.')}" if args.reference else ""
+    found = pairs_in(args.dir, args.backend, args.reference)
     if not found:
-        print(f"error: no <run>.{args.backend}.jsonl beside a <run>.jsonl in {args.dir}: run `hazard table` "
+        print(f"error: no <run>.{args.backend}.jsonl beside a <run>{ref}.jsonl in {args.dir}: run `hazard table` "
               f"with and without --perception {args.backend} --out-dir {args.dir}", file=sys.stderr)
         return 2
     rows = []
@@ -97,6 +104,9 @@ def run_drop(args) -> int:
 def add_drop_args(p) -> None:
     p.add_argument("--dir", default="runs/tables", help="the --out-dir of the hazard table runs")
     p.add_argument("--backend", default="onnx", help="the perception backend's file tag (<run>.<backend>.jsonl)")
+    p.add_argument("--reference", default="", metavar="TAG",
+                   help="pair with <run>.<TAG>.jsonl instead of <run>.jsonl (e.g. px3: the ground truth "
+                        "seen from 3 pixels)")
     p.add_argument("--out", help="also write the Markdown table here")
     p.add_argument("--by", metavar="FIELD",
                    help="also per value of a per-episode field, e.g. tier, goal_type or level")

@@ -45,10 +45,14 @@ PHANTOM_BASE = 1 << 30
 GROUND_IOU = 0.5
 
 
-def default_min_pixels(benchmark: str) -> int:
-    """The benchmark's own minimum instance size (its spec's ``min_pixels``)."""
+def default_min_pixels(benchmark: str, backend: str = "groundtruth") -> int:
+    """The benchmark's own minimum instance size for ``backend``: its spec's ``min_pixels`` for
+    the ground truth (the shipped detector's 50 % point), ``detector_min_pixels`` for a detector
+    (whose own recall already falls with size)."""
     from hazard_sim.core.spec import get_spec
-    return int(get_spec(benchmark).min_pixels)
+    spec = get_spec(benchmark)
+    gt = canonical_name(backend) == "groundtruth"
+    return int(spec.min_pixels if gt else spec.detector_min_pixels)
 
 
 def classes_from_task(task: dict) -> list[str]:
@@ -131,21 +135,29 @@ class PerceptionSettings:
                             "namer_goal_min_score": goal})
         return out
 
-    def file_tag(self) -> str:
+    def file_tag(self, benchmark: str | None = None) -> str:
         """What a results file of these settings carries before ``.jsonl``, beside the ground
         truth's (``<stem>.onnx.jsonl``; with an instance namer ``<stem>.onnx_namer.jsonl``). A
         weights file other than the shipped ``detector.*`` adds its stem (``other.onnx``:
-        ``<stem>.onnx_other_namer.jsonl``), so two detectors' runs never share a file."""
+        ``<stem>.onnx_other_namer.jsonl``), so two detectors' runs never share a file. A
+        ``min_pixels`` other than ``benchmark``'s default (any given one without a benchmark)
+        adds ``.px<N>`` (``<stem>.px3.jsonl``: the ground truth seen from 3 pixels)."""
         from pathlib import Path
         name = canonical_name(self.backend)
+        px = ""
+        if self.min_pixels is not None and (benchmark is None or
+                                            int(self.min_pixels) != default_min_pixels(benchmark, name)):
+            px = f".px{int(self.min_pixels)}"
         if name == "groundtruth":
-            return ""
+            return px
         stem = Path(str(self.weights)).stem if self.weights else ""
         det = f"_{stem}" if stem and stem != "detector" else ""
-        return f".{name}{det}_namer" if self.namer else f".{name}{det}"
+        return (f".{name}{det}_namer" if self.namer else f".{name}{det}") + px
 
     def effective_min_pixels(self, benchmark: str) -> int:
-        return int(default_min_pixels(benchmark) if self.min_pixels is None else self.min_pixels)
+        if self.min_pixels is not None:
+            return int(self.min_pixels)
+        return default_min_pixels(benchmark, self.backend)
 
 
 class EmbeddedPerception:

@@ -200,6 +200,7 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
     rep["recall_by_pixels"] = recall_by_pixels(hits)
     for b, bh in hits_of.items():
         rep["per_benchmark"][b]["recall_by_pixels"] = recall_by_pixels(bh)
+    rep["half_recall_pixels"] = half_recall_pixels(images)
     conds = {}
     for c in CONDITIONS:
         sel = [h for o, h in hits if o.get(c)]
@@ -209,6 +210,19 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
                     f"recall_size>={min_size:g}": (sum(big) / len(big)) if big else None}
     rep["recall_by_condition"] = conds
     return rep
+
+
+def half_recall_pixels(images: list[dict], reps: int = 1000) -> dict:
+    """The detector's 50 % point in mask pixels (:mod:`.min_size`) with its bootstrap interval,
+    for every benchmark family (the id before its "/": what a spec's ``min_pixels`` is
+    set from), every benchmark and all frames together: {name: {"pixels", "ci95", "n", ...}}."""
+    from hazard_sim.perception.min_size import frames_of, half_point_ci
+    groups: dict[str, list[dict]] = {"all": images}
+    for im in images:
+        groups.setdefault(im["benchmark"].split("/")[0], []).append(im)
+        if "/" in im["benchmark"]:
+            groups.setdefault(im["benchmark"], []).append(im)
+    return {name: half_point_ci(frames_of(ims, gt_hits), reps=reps) for name, ims in sorted(groups.items())}
 
 
 def recall_by_pixels(hits: list[tuple[dict, bool]]) -> dict:
@@ -252,6 +266,15 @@ def markdown(rep: dict, title: str) -> str:
     rows = [("all", rep["recall_by_pixels"])] + [(b, r["recall_by_pixels"]) for b, r in rep["per_benchmark"].items()]
     for name, bins in rows:
         lines.append(f"| {name} | " + " | ".join(f"{f(bins[k]['recall'])} ({bins[k]['n']})" for k in keys) + " |")
+    half = rep.get("half_recall_pixels", {})
+    lines += ["", "The 50 % point: the smallest mask-pixel count from which the monotone fit of recall reaches 0.5 "
+              "(the default of `--min-pixels` is set from it; 95 % interval: bootstrap over frames):", "",
+              "| benchmark | pixels | 95 % interval | objects | frames |", "| --- | --- | --- | --- | --- |"]
+    for name, h in half.items():
+        lo, hi = h["ci95"]
+        pt = "never" if h["pixels"] is None else f"{h['pixels']:g}"
+        ci = "n/a" if lo is None else f"{lo:g}-{hi:g}"
+        lines.append(f"| {name} | {pt} | {ci} | {h['n']} | {h['frames']} |")
     lines += ["", "Recall by condition:", "", "| condition | n | recall | n (large) | recall (large) |",
               "| --- | --- | --- | --- | --- |"]
     for c, v in rep["recall_by_condition"].items():

@@ -58,6 +58,12 @@ def _progress(r: dict) -> str:
     return f"{'success' if r['success'] else 'fail'} spl {r['spl']:.3f} collisions {r['collisions']}/{r['steps']}"
 
 
+#: the ground-truth track's minimum instance size: the DOZE detector's 50 % point on DOZE's held-out
+#: frames, 84 [72, 121] mask pixels, one for the three levels (the same houses and objects; their own
+#: points, 88 / 71 / 111, lie within one another's intervals): data/perception/doze/eval_min_size.md
+MIN_PIXELS = 84
+
+
 def doze_spec(level: int) -> BenchmarkSpec:
     from hazard_sim.tasks.doze.paper import aggregate, table
     return BenchmarkSpec(
@@ -82,6 +88,7 @@ def doze_spec(level: int) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table,
         progress=_progress,
+        min_pixels=MIN_PIXELS,
         recorder=lazy_ref("hazard_sim.tasks.doze.viz:DozeRecorder"),
         namer_crops=partial(lazy_ref("hazard_sim.tasks.doze.namer_crops:crops"), f"doze/level{level}"),
         ros=ROS,

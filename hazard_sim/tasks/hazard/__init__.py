@@ -100,6 +100,12 @@ def _progress(r: dict) -> str:
             f"rescued {r['rescued_count']}/{r['targets']}")
 
 
+#: the ground-truth track's minimum instance size per task: the shipped six-class detector's 50 %
+#: point on the task's held-out frames (data/perception/eval_min_size.md; docs/perception.md,
+#: "Minimum size"): fire 46 [41, 80], flood 51 [41, 95], wind 22 [21, 26] mask pixels
+MIN_PIXELS = {"fire": 46, "flood": 51, "wind": 22}
+
+
 def hazard_spec(hazard: str) -> BenchmarkSpec:
     return BenchmarkSpec(
         id=f"hazard/{hazard}",
@@ -123,6 +129,7 @@ def hazard_spec(hazard: str) -> BenchmarkSpec:
         aggregate=aggregate,
         table=table_rows,
         progress=_progress,
+        min_pixels=MIN_PIXELS[hazard],
         recorder=lazy_ref("hazard_sim.tasks.hazard.viz:EpisodeRecorder"),
         ros=ROS,
         options={"hazard": hazard},
