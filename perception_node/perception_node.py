@@ -290,7 +290,7 @@ class PerceptionNode(SetupNode):
 
     def _set_min_pixels(self, benchmark) -> None:
         """``min_pixels`` 0: the benchmark's default for this detector (the ground truth's is the
-        shipped detector's 50 % point, docs/perception.md); an unknown benchmark keeps the generic one."""
+        shipped detector's half-ceiling point, docs/perception.md); an unknown benchmark keeps the generic one."""
         try:
             n = default_min_pixels(str(benchmark), self.detector.name)
         except (KeyError, ValueError):

@@ -258,10 +258,10 @@ def test_embedded_groundtruth_passes_through_and_clears_small_instances():
 
 
 def test_embedded_esar_default_hides_a_victim_seen_as_four_pixels():
-    assert default_min_pixels("esar/alpine") == 56 and default_min_pixels("hazard/fire") == 46
+    assert default_min_pixels("esar/alpine") == 13 and default_min_pixels("hazard/fire") == 46
     seg = np.zeros((16, 16), np.int32)
     seg[2:4, 2:4] = 2000            # a victim as 4 px (ESAR test task 5)
-    seg[8:16, 8:16] = 2001          # a clue as 64 px
+    seg[8:13, 8:13] = 2001          # a clue as 25 px
     cam = {"rgb": np.zeros((16, 16, 3), np.uint8), "depth": np.full((16, 16), 50.0, np.float32), "seg": seg,
            "seg_visible": seg, "K": np.eye(3), "pose": np.eye(4)}
     obs = {"cameras": {"front_center": cam, "bottom_center": dict(cam)}, "seg": seg}
@@ -337,7 +337,7 @@ def test_results_files_of_a_perception_backend_carry_its_tag():
 
 def test_settings_key_names_the_backend_and_weights():
     k = PerceptionSettings().key("esar")
-    assert k == {"backend": "groundtruth", "min_pixels": 56}
+    assert k == {"backend": "groundtruth", "min_pixels": 13}
     assert PerceptionSettings(backend="onnx", weights=str(DETECT)).key("esar")["min_pixels"] == 16
     k = PerceptionSettings(backend="onnx", weights=str(DETECT)).key("hazard/fire")
     assert k["backend"] == "onnx" and k["weights"] == DETECT.name and k["weights_bytes"] == DETECT.stat().st_size

@@ -159,3 +159,16 @@ def test_the_eval_report_gives_recall_against_mask_pixels_per_benchmark(tiny):
     assert all(v["recall"] in (None, 1.0) for v in rep["recall_by_pixels"].values())   # the oracle
     assert set(rep["per_benchmark"]) and all("recall_by_pixels" in r for r in rep["per_benchmark"].values())
     assert "mask pixels" in markdown(rep, "t")
+
+
+def test_dataset_of_only_some_benchmarks_keeps_the_class_set():
+    from hazard_sim.perception.dataset_render import Plan, class_set, episode_list, only_benchmarks
+    full = class_set("all")
+    cs = only_benchmarks("all", "esar")
+    assert cs.benchmarks == ("esar",) and cs.classes == full.classes and cs.name == full.name
+    eps = episode_list(Plan(), "val", 1.0, cs)
+    assert eps and {b for b, _, _ in eps} == {"esar"}
+    assert [e for e in episode_list(Plan(), "val", 1.0, full) if e[0] == "esar"] == eps
+    assert only_benchmarks("all", None) is full
+    with pytest.raises(ValueError, match="renders hazard, doze, esar, not nope"):
+        only_benchmarks("all", "esar,nope")

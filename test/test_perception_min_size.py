@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from hazard_sim.perception.min_size import frames_of, half_point, half_point_ci, monotone_recall
+from hazard_sim.perception.min_size import ceiling, frames_of, half_point, half_point_ci, monotone_recall
 
 
 def test_monotone_fit_pools_a_dip_by_hand():
@@ -20,17 +20,30 @@ def test_ties_are_weighted_by_their_count():
     hit = [1, 0, 0, 0, 1, 1, 0]
     sizes, fit = monotone_recall(px, hit)
     assert fit.tolist() == pytest.approx([0.25, 2 / 3])
-    assert half_point(px, hit) == 20
+    assert half_point(px, hit, relative=False) == 20
     # 10 px: 3 of 4 (0.75) above 20 px: 1 of 3 (0.333): pooled (3 + 1) / 7 = 0.571 at both
     sizes, fit = monotone_recall(px, [1, 1, 1, 0, 1, 0, 0])
     assert fit.tolist() == pytest.approx([4 / 7, 4 / 7])
-    assert half_point(px, [1, 1, 1, 0, 1, 0, 0]) == 10
+    assert half_point(px, [1, 1, 1, 0, 1, 0, 0], relative=False) == 10
+
+
+def test_the_point_is_half_the_recall_on_the_largest_tenth():
+    # 10 objects each of 10, 20 and 40 px found 3, 4 and 5 times: the fit is 0.3, 0.4, 0.5. The
+    # largest tenth (3 objects: the last three of 40 px) has recall 2 / 3, so the level is 1 / 3:
+    # reached at 20 px; the plain 50 % point would be 40 px
+    px = [10] * 10 + [20] * 10 + [40] * 10
+    hit = [1] * 3 + [0] * 7 + [1] * 4 + [0] * 6 + [1, 1, 1, 0, 0, 0, 0, 1, 0, 1]
+    assert ceiling(px, hit) == pytest.approx(2 / 3)
+    assert half_point(px, hit) == 20
+    assert half_point(px, hit, relative=False) == 40
+    assert ceiling([], []) is None and ceiling([5], [1]) == 1.0
 
 
 def test_a_detector_that_never_reaches_half_has_no_point():
     # 0, then 1, 0, 0 pooled to 1/3: the fit never reaches one half
-    assert half_point([10, 20, 40, 80], [0, 1, 0, 0]) is None
-    assert half_point([10, 20, 40], [0, 1, 0]) == 20         # 1, 0 pooled to exactly 0.5
+    assert half_point([10, 20, 40, 80], [0, 1, 0, 0], relative=False) is None
+    assert half_point([10, 20, 40], [0, 1, 0], relative=False) == 20     # 1, 0 pooled to exactly 0.5
+    assert half_point([10, 20, 40], [0, 1, 0]) is None                    # the largest is missed: ceiling 0
     assert half_point([], []) is None
     with pytest.raises(ValueError, match="differ in length"):
         half_point([1, 2], [1])
@@ -58,7 +71,7 @@ def test_bootstrap_interval_brackets_a_known_curve():
 
 def test_empty_input_reports_nothing_found():
     r = half_point_ci([([], [])], reps=10)
-    assert r == {"pixels": None, "ci95": [None, None], "n": 0, "frames": 0, "reps_reached": 0}
+    assert r == {"pixels": None, "ci95": [None, None], "ceiling": None, "n": 0, "frames": 0, "reps_reached": 0}
 
 
 def test_frames_of_keeps_each_frames_objects_together():
@@ -67,7 +80,7 @@ def test_frames_of_keeps_each_frames_objects_together():
 
 
 def test_the_benchmarks_defaults_are_the_recorded_50_percent_points():
-    """Each spec's ground-truth ``min_pixels`` is its shipped detector's 50 % point as recorded by
+    """Each spec's ground-truth ``min_pixels`` is its shipped detector's half-ceiling point as recorded by
     ``hazard perception eval`` (rerun it and update both together: docs/perception.md)."""
     import json
     from pathlib import Path
@@ -77,10 +90,12 @@ def test_the_benchmarks_defaults_are_the_recorded_50_percent_points():
     root = Path(__file__).resolve().parents[1] / "data" / "perception"
     six = json.loads((root / "eval_min_size.json").read_text())
     doze = json.loads((root / "doze" / "eval_min_size.json").read_text())
+    esar = json.loads((root / "eval_min_size_esar.json").read_text())
     assert six["weights"].endswith("detector.onnx") and doze["weights"].endswith("doze.onnx")
+    assert esar["weights"].endswith("detector.onnx")
     want = {f"hazard/{t}": six["half_recall_pixels"][f"hazard/{t}"] for t in ("fire", "flood", "wind")}
     want.update({f"doze/level{n}": doze["half_recall_pixels"]["doze"] for n in (1, 2, 3)})
-    want["esar/alpine"] = six["half_recall_pixels"]["esar"]
+    want["esar/alpine"] = esar["half_recall_pixels"]["esar"]
     for benchmark, point in want.items():
         assert point["pixels"] is not None and point["n"] >= 200, benchmark
         assert get_spec(benchmark).min_pixels == round(point["pixels"]), benchmark

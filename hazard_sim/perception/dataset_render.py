@@ -46,7 +46,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -453,6 +453,9 @@ def add_dataset_args(p) -> None:
     p.add_argument("--classes", default="all",
                    help="class set: all (six classes over every benchmark, the default) or a benchmark's own "
                         "(docs/perception.md)")
+    p.add_argument("--benchmarks", default=None, metavar="NAMES",
+                   help="comma-separated: only these of the class set's benchmark packages (id prefixes) "
+                        "(the same classes; for a larger held-out set of one benchmark)")
 
 
 def parse_splits(text: str) -> tuple[str, ...] | None:
@@ -465,13 +468,27 @@ def parse_splits(text: str) -> tuple[str, ...] | None:
     return splits
 
 
+def only_benchmarks(classes, names: str | None) -> ClassSet:
+    """The class set ``classes`` rendering only the benchmark packages ``names`` (comma-separated)
+    of its own; ValueError naming the ones it does not render."""
+    cs = class_set(classes)
+    if not names:
+        return cs
+    want = tuple(dict.fromkeys(n.strip() for n in str(names).split(",") if n.strip()))
+    bad = [n for n in want if n not in cs.benchmarks]
+    if bad or not want:
+        raise ValueError(f"class set {cs.name!r} renders {', '.join(cs.benchmarks)}, not {', '.join(bad) or '(none)'}")
+    return replace(cs, benchmarks=want)
+
+
 def run_dataset(args) -> int:
     splits = parse_splits(args.splits)
     if splits is None:
         return 2
     try:
+        cs = only_benchmarks(getattr(args, "classes", "all"), getattr(args, "benchmarks", None))
         build_dataset(args.out, imgsz=args.imgsz, seed=args.seed, scale=args.scale, polygons=args.polygons,
-                      splits=splits, classes=getattr(args, "classes", "all"), workers=getattr(args, "workers", 1))
+                      splits=splits, classes=cs, workers=getattr(args, "workers", 1))
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -23,12 +23,12 @@ logic is unchanged; metrics are still judged by the simulator on its ground trut
   actions and the metrics never count (ESAR: a report there is a false report).
   The label, the mask and whether the thing is seen at all are the detector's.
 
-Minimum sizes per benchmark (each spec's ``min_pixels``, override with ``min_pixels``):
-HAZARD 3 and DOZE 3 (the perception node's default; HAZARD's agents already ignore objects
-under 3 pixels, and the frozen HAZARD results do not change); ESAR 16 (a lying person
-needs about 8 pixels along the body to be told from a rock, Johnson's criterion for
-recognition of ~4 line pairs over the critical size; about 16 pixels for a 1.7 x 0.45 m
-person). To be revisited with the trained detector's measured recall against size.
+Minimum sizes (:func:`default_min_pixels`; ``min_pixels`` overrides): the ground truth sees an
+instance from its spec's ``min_pixels``, the shipped detector's half-ceiling point
+(:mod:`.min_size`: where its recall reaches half its recall on large objects); a detector's
+own instances are kept from the spec's ``detector_min_pixels`` (3; ESAR 16, the recognition
+rule for reporting a person), since a detector's recall already falls with size.
+docs/perception.md, "Minimum size", has the numbers.
 """
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ GROUND_IOU = 0.5
 
 def default_min_pixels(benchmark: str, backend: str = "groundtruth") -> int:
     """The benchmark's own minimum instance size for ``backend``: its spec's ``min_pixels`` for
-    the ground truth (the shipped detector's 50 % point), ``detector_min_pixels`` for a detector
+    the ground truth (the shipped detector's half-ceiling point), ``detector_min_pixels`` for a detector
     (whose own recall already falls with size)."""
     from hazard_sim.core.spec import get_spec
     spec = get_spec(benchmark)

@@ -213,7 +213,7 @@ def report(images: list[dict], classes, min_size: float = 32.0) -> dict:
 
 
 def half_recall_pixels(images: list[dict], reps: int = 1000) -> dict:
-    """The detector's 50 % point in mask pixels (:mod:`.min_size`) with its bootstrap interval,
+    """The detector's half-ceiling point in mask pixels (:mod:`.min_size`) with its bootstrap interval,
     for every benchmark family (the id before its "/": what a spec's ``min_pixels`` is
     set from), every benchmark and all frames together: {name: {"pixels", "ci95", "n", ...}}."""
     from hazard_sim.perception.min_size import frames_of, half_point_ci
@@ -267,14 +267,16 @@ def markdown(rep: dict, title: str) -> str:
     for name, bins in rows:
         lines.append(f"| {name} | " + " | ".join(f"{f(bins[k]['recall'])} ({bins[k]['n']})" for k in keys) + " |")
     half = rep.get("half_recall_pixels", {})
-    lines += ["", "The 50 % point: the smallest mask-pixel count from which the monotone fit of recall reaches 0.5 "
-              "(the default of `--min-pixels` is set from it; 95 % interval: bootstrap over frames):", "",
-              "| benchmark | pixels | 95 % interval | objects | frames |", "| --- | --- | --- | --- | --- |"]
+    lines += ["", "The half-ceiling point: the smallest mask-pixel count from which the monotone fit of recall "
+              "reaches half the recall on the largest tenth of the objects (the ceiling); the benchmarks' "
+              "`--min-pixels` defaults are set from it (95 % interval: bootstrap over frames):", "",
+              "| benchmark | pixels | 95 % interval | ceiling | objects | frames |",
+              "| --- | --- | --- | --- | --- | --- |"]
     for name, h in half.items():
         lo, hi = h["ci95"]
         pt = "never" if h["pixels"] is None else f"{h['pixels']:g}"
         ci = "n/a" if lo is None else f"{lo:g}-{hi:g}"
-        lines.append(f"| {name} | {pt} | {ci} | {h['n']} | {h['frames']} |")
+        lines.append(f"| {name} | {pt} | {ci} | {f(h.get('ceiling'))} | {h['n']} | {h['frames']} |")
     lines += ["", "Recall by condition:", "", "| condition | n | recall | n (large) | recall (large) |",
               "| --- | --- | --- | --- | --- |"]
     for c, v in rep["recall_by_condition"].items():
@@ -319,7 +321,7 @@ def run_eval(args) -> int:
         return 2
     _, classes, images = predicted
     rep = report(images, classes, args.min_size)
-    rep.update({"backend": args.backend, "weights": args.weights})
+    rep.update({"backend": args.backend, "weights": args.weights, "data": str(args.data)})
     key = f"size>={args.min_size:g}"
     print(f"[eval] {args.backend}: mAP50 {rep['all']['map50']:.3f} (all sizes), {rep[key]['map50']:.3f} "
           f"({key} px); mAP50-95 {rep[key]['map50_95']:.3f} ({key} px); {len(images)} frames")

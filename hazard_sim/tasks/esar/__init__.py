@@ -178,10 +178,10 @@ def esar_spec(map_name: str | None = None, scoring: EsarScoring | None = None) -
         table=table_rows,
         progress=progress,
         camera_clip=(0.5, 8000.0),
-        # the ground truth: the six-class detector's 50 % point on ESAR's held-out frames, 56 [37, 350]
-        # mask pixels (data/perception/eval_min_size.md); a detector's instances: 16, reporting a
-        # person needs recognition (Johnson's criteria; docs/perception.md, "Minimum size")
-        min_pixels=56,
+        # the ground truth: the six-class detector's half-ceiling point on 3,072 held-out ESAR frames,
+        # 13 [10, 16] mask pixels (data/perception/eval_min_size_esar.md); a detector's instances: 16,
+        # reporting a person needs recognition (Johnson's criteria; docs/perception.md, "Minimum size")
+        min_pixels=13,
         detector_min_pixels=16,
         namer_crops=lazy_ref("hazard_sim.tasks.esar.namer_crops:crops"),
         json_omit=("wall_time_s",),
