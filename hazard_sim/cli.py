@@ -265,6 +265,13 @@ def cmd_train_ppo(a) -> int:
 
 
 def cmd_benchmarks(a) -> int:
+    if getattr(a, "min_pixels", False):
+        print(f"{'benchmark':<16} {'groundtruth':>11} {'detector':>8}   (mask pixels from which an instance counts "
+              "as seen: docs/perception.md, \"Minimum size\")")
+        for bid in benchmark_ids():
+            spec = get_spec(bid)
+            print(f"{bid:<16} {spec.min_pixels:>11} {spec.detector_min_pixels:>8}")
+        return 0
     for bid in benchmark_ids():
         spec = get_spec(bid)
         aliases = [k for k, v in ALIASES.items() if v == bid]
@@ -327,8 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="backend whose instances replace the segmentation the agents see (default groundtruth)")
         pe.add_argument("--detector-weights", metavar="FILE", help="model file: .onnx (onnx), .pt (yolo, yolo_world)")
         pe.add_argument("--min-pixels", type=_int_in(0, 10 ** 6), metavar="N", default=None,
-                        help="an instance counts as seen from N pixels (default per benchmark: hazard 3, "
-                             "doze 3, esar 16)")
+                        help="an instance counts as seen from N pixels (default: the benchmark's own; for "
+                             "groundtruth the shipped detector's half-ceiling point, for a detector a small "
+                             "floor: `hazard benchmarks --min-pixels` lists them; docs/perception.md)")
         pe.add_argument("--detector-confidence", type=_float_in(0.0, 1.0), default=0.25, metavar="P",
                         help="minimum detection score (default 0.25)")
         pe.add_argument("--detector-imgsz", type=_int_in(32, 4096), default=None, metavar="PX",
@@ -412,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
     tp.set_defaults(func=cmd_train_ppo)
 
     bl = sub.add_parser("benchmarks", help="list the registered benchmark ids")
+    bl.add_argument("--min-pixels", action="store_true",
+                    help="list each benchmark's minimum instance sizes instead (ground truth, detector)")
     bl.set_defaults(func=cmd_benchmarks)
 
     d = sub.add_parser("dataset", help="generate or validate episode files")

@@ -105,3 +105,11 @@ def test_the_benchmarks_defaults_are_the_recorded_50_percent_points():
     # a detector's own instances keep the small floor (its recall already falls with size)
     assert default_min_pixels("hazard/fire", "onnx") == 3 and default_min_pixels("doze/level2", "yolo") == 3
     assert default_min_pixels("esar/alpine", "onnx") == 16
+
+
+def test_cli_lists_every_benchmarks_minimum_sizes(capsys):
+    from hazard_sim.cli import main
+    assert main(["benchmarks", "--min-pixels"]) == 0
+    rows = {r.split()[0]: r.split()[1:] for r in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["hazard/fire"] == ["46", "3"] and rows["hazard/wind"] == ["22", "3"]
+    assert rows["doze/level3"] == ["72", "3"] and rows["esar/alpine"] == ["13", "16"]
