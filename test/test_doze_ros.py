@@ -58,8 +58,10 @@ def _embedded(benchmark, agent_name, actions, width, episode=0):
     from hazard_sim.agents import make_agent
     from hazard_sim.core.env import EmbodiedEnv
     from hazard_sim.render.camera import CameraSpec
+    from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
     env = EmbodiedEnv(benchmark, "test", episode, seed=0, camera=CameraSpec(width, width, 90.0), frame_limit=2500)
-    obs, info = env.reset()
+    seen = EmbeddedPerception(PerceptionSettings(), benchmark)    # the ground truth's minimum size, as the node's
+    obs, info = seen(*env.reset())
     agent = make_agent(agent_name, seed=0, benchmark=benchmark)
     agent.reset(obs, info)
     for _ in range(actions):
@@ -67,6 +69,7 @@ def _embedded(benchmark, agent_name, actions, width, episode=0):
         if a == "Done":
             break
         obs, _, term, trunc, info = env.step(a)
+        obs, info = seen(obs, info)
         if term or trunc:
             return env.metrics()
     env.step("Done")
