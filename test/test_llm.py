@@ -146,9 +146,10 @@ def test_llm_agent_direct_prompt_and_transcript(tmp_path):
                    if "A. go pick up object" in r["body"]["messages"][0]["content"]]
     if seen_target:     # a target in view: its distance in m and temperature in C
         assert " m, temperature " in seen_target[0] and " C" in seen_target[0]
-    if len(srv.requests) > 1:
-        assert "- look around: " in srv.requests[-1]["body"]["messages"][0]["content"] or \
-               "- go pick up object" in srv.requests[-1]["body"]["messages"][0]["content"]
+    if len(srv.requests) > 1:        # the actions taken, each with its result, in the later prompts
+        later = srv.requests[-1]["body"]["messages"][0]["content"]
+        done = later[later.index("Previous actions:"):later.index("Available actions:")]
+        assert re.search(r"- (look around|explore a new area|go pick up object [^:]+): (success|failed|stopped)", done), done
     events = Transcript.read(m["llm_transcript"])
     assert events[0]["event"] == "episode" and events[-1]["event"] == "end"
     calls = [e for e in events if e["event"] == "call"]
