@@ -57,8 +57,8 @@ def _spin_in_thread(node, context, threads=1):
 def _embedded(benchmark, agent_name, actions, width, episode=0):
     from hazard_sim.agents import make_agent
     from hazard_sim.core.env import EmbodiedEnv
-    from hazard_sim.render.camera import CameraSpec
     from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
+    from hazard_sim.render.camera import CameraSpec
     env = EmbodiedEnv(benchmark, "test", episode, seed=0, camera=CameraSpec(width, width, 90.0), frame_limit=2500)
     seen = EmbeddedPerception(PerceptionSettings(), benchmark)    # the ground truth's minimum size, as the node's
     obs, info = seen(*env.reset())

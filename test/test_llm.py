@@ -149,7 +149,8 @@ def test_llm_agent_direct_prompt_and_transcript(tmp_path):
     if len(srv.requests) > 1:        # the actions taken, each with its result, in the later prompts
         later = srv.requests[-1]["body"]["messages"][0]["content"]
         done = later[later.index("Previous actions:"):later.index("Available actions:")]
-        assert re.search(r"- (look around|explore a new area|go pick up object [^:]+): (success|failed|stopped)", done), done
+        taken = r"- (look around|explore a new area|go pick up object [^:]+): (success|failed|stopped)"
+        assert re.search(taken, done), done
     events = Transcript.read(m["llm_transcript"])
     assert events[0]["event"] == "episode" and events[-1]["event"] == "end"
     calls = [e for e in events if e["event"] == "call"]
