@@ -39,12 +39,17 @@ def drop(gt: list[dict], det: list[dict], metric: str) -> dict | None:
             "drop": sum(diff) / len(diff), "ci": stats.bootstrap_ci(diff), "p": stats.wilcoxon_p(a, b)}
 
 
+def _ref_tag(reference: str) -> str:
+    """``--reference`` as the part of a file name before ``.jsonl`` (``px3`` -> ``.px3``; none: "")."""
+    return f".{reference.strip('.')}" if reference else ""
+
+
 def pairs_in(folder, backend: str, reference: str = "") -> list[tuple[Path, Path]]:
     """(ground truth, perception) result files of ``folder``, by name: ``<run>.<backend>.jsonl``
     beside ``<run>.jsonl`` (with ``reference``, beside ``<run>.<reference>.jsonl``, e.g. ``px3``:
     the ground truth seen from 3 pixels)."""
     folder = Path(folder)
-    ref = f".{reference.strip('.')}" if reference else ""
+    ref = _ref_tag(reference)
     out = []
     for det in sorted(folder.glob(f"*.{backend}.jsonl")):
         run = det.name[: -len(f".{backend}.jsonl")]
@@ -81,7 +86,7 @@ def markdown(rows: list[tuple], backend: str) -> str:
 
 
 def run_drop(args) -> int:
-    ref = f".{args.reference.strip('.')}" if args.reference else ""
+    ref = _ref_tag(args.reference)
     found = pairs_in(args.dir, args.backend, args.reference)
     if not found:
         print(f"error: no <run>.{args.backend}.jsonl beside a <run>{ref}.jsonl in {args.dir}: run `hazard table` "

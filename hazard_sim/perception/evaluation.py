@@ -217,12 +217,13 @@ def half_recall_pixels(images: list[dict], reps: int = 1000) -> dict:
     for every benchmark family (the id before its "/": what a spec's ``min_pixels`` is
     set from), every benchmark and all frames together: {name: {"pixels", "ci95", "n", ...}}."""
     from hazard_sim.perception.min_size import frames_of, half_point_ci
-    groups: dict[str, list[dict]] = {"all": images}
-    for im in images:
-        groups.setdefault(im["benchmark"].split("/")[0], []).append(im)
+    per_frame = frames_of(images, gt_hits)        # each frame matched once, whatever groups it is in
+    groups: dict[str, list[int]] = {"all": list(range(len(images)))}
+    for k, im in enumerate(images):
+        groups.setdefault(im["benchmark"].split("/")[0], []).append(k)
         if "/" in im["benchmark"]:
-            groups.setdefault(im["benchmark"], []).append(im)
-    return {name: half_point_ci(frames_of(ims, gt_hits), reps=reps) for name, ims in sorted(groups.items())}
+            groups.setdefault(im["benchmark"], []).append(k)
+    return {name: half_point_ci([per_frame[k] for k in ks], reps=reps) for name, ks in sorted(groups.items())}
 
 
 def recall_by_pixels(hits: list[tuple[dict, bool]]) -> dict:
