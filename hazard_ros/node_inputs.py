@@ -103,7 +103,7 @@ class NodeInputs:
         self._sub(LabelInfo, topic, cb, qos_profile, group)
 
     def json(self, topic: str, handler: Callable, fields: dict | None = None, required: tuple = (),
-             qos_profile=qos.LATCHED, group=None, parse: Callable | None = None) -> None:
+             qos_profile=qos.LATCHED_SUB, group=None, parse: Callable | None = None) -> None:
         """``handler(data)`` for each JSON object on ``topic`` that passes the guard's field
         checks (``fields``: :mod:`hazard_ros.msg_guards` field table) and ``parse`` (a
         normaliser that raises ValueError / TypeError for what it cannot use)."""

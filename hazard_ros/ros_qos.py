@@ -2,6 +2,11 @@
 
 * ``LATCHED``: reliable + transient local, depth 1: state that a late subscriber must get
   (``/tf_static``, ``task``, ``map``, ``episode/*``, ``amcl_pose``, ...).
+* ``LATCHED_SUB``: what a subscriber of those topics asks for (reliable + transient local,
+  depth 10): the late subscriber still gets the publisher's last message, and a message that
+  a guard drops (a malformed one, from another publisher) cannot displace a good one that
+  arrived just before it from a one-deep queue (in lock-step a node waits for that message:
+  the decision node once waited 30 s for a map of its frame that a malformed map had displaced).
 * ``TF``: ``/tf`` as tf2_ros publishes it (reliable, volatile, depth 100).
 * ``TF_STATIC``: ``/tf_static`` as tf2_ros publishes it (reliable, transient local, depth 1;
   subscribers use depth 100 to take every static broadcaster's message).
@@ -21,6 +26,8 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED_SUB = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                 durability=DurabilityPolicy.VOLATILE)
 TF_STATIC = LATCHED

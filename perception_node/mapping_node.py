@@ -55,6 +55,7 @@ from visualization_msgs.msg import MarkerArray
 
 from hazard_ros import conversions as conv
 from hazard_ros import msg_guards as mg
+from hazard_ros import ros_qos as qos
 from hazard_ros.params import as_bool
 from hazard_ros.pose_inputs import PoseInputs
 from hazard_ros.ros_node_main import run_node
@@ -173,8 +174,8 @@ class MappingNode(SetupNode):
         self.create_subscription(CameraInfo, "camera/color/camera_info", lambda m: self._on_camera("info", m),
                                  self.cam_qos)
         self.create_subscription(Detection3DArray, "detections_3d", self._on_detections, RELIABLE)
-        self.create_subscription(String, "task", self._on_task, LATCHED)
-        self.create_subscription(String, "episode/status", self._on_status, LATCHED)
+        self.create_subscription(String, "task", self._on_task, qos.LATCHED_SUB)
+        self.create_subscription(String, "episode/status", self._on_status, qos.LATCHED_SUB)
         self.poses = PoseInputs(self, on_change=self._flush, odom=use_odom_tf, odom_qos=self.cam_qos)
         self.create_timer(0.05, self._flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
         self.window: Window | None = None

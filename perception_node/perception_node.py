@@ -218,7 +218,7 @@ class PerceptionNode(SetupNode):
         self._subscribe_camera("camera/color/image_raw", "camera/depth/image_raw", "camera/color/camera_info",
                                "camera/segmentation/image_raw", self._on_camera, "camera {}")
         if self.detector.needs_segmentation:
-            self.inputs.label_info("camera/segmentation/label_info", LATCHED, self._on_labels)
+            self.inputs.label_info("camera/segmentation/label_info", qos.LATCHED_SUB, self._on_labels)
         if self.true_boxes:
             self.create_subscription(Detection3DArray, "world/objects", self._on_truth, cam_qos)
         self.inputs.json("task", self._on_task, mg.TASK_FIELDS, mg.TASK_REQUIRED)

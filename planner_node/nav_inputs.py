@@ -73,8 +73,8 @@ class NavInputs:
         sensor = qos.sensor_subscription_qos(self.lockstep)
         self.cmd_pub = self.create_publisher(Twist, "cmd_vel", 10)
         self.plan_pub = self.create_publisher(Path, "plan", LATCHED)
-        self.create_subscription(OccupancyGrid, "map", self._on_map, LATCHED, callback_group=group)
-        self.create_subscription(OccupancyGrid, "walk_map", lambda m: self._on_map(m, walk=True), LATCHED,
+        self.create_subscription(OccupancyGrid, "map", self._on_map, qos.LATCHED_SUB, callback_group=group)
+        self.create_subscription(OccupancyGrid, "walk_map", lambda m: self._on_map(m, walk=True), qos.LATCHED_SUB,
                                  callback_group=group)
         self.create_subscription(Detection3DArray, OBJECTS_TOPIC, self._on_objects, sensor, callback_group=group)
         self.create_subscription(GridCells, "bumper/cells", self._on_bumper, sensor, callback_group=group)
@@ -84,7 +84,7 @@ class NavInputs:
                                  callback_group=group)
         if self.lockstep:
             self.step_client = self.create_client(Trigger, "sim/step", callback_group=self._client_group)
-            self.create_subscription(String, "task", self._on_task, LATCHED, callback_group=group)
+            self.create_subscription(String, "task", self._on_task, qos.LATCHED_SUB, callback_group=group)
         else:
             self.create_timer(1.0 / self.control_rate, self._on_tick, callback_group=group)
 

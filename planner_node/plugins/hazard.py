@@ -159,7 +159,7 @@ class DecisionNode(RescueGoals, DecisionBase):
         fast = MutuallyExclusiveCallbackGroup()
         self.subscribe_episode(subs, parse_task=parse_task, status_group=fast)
         self.subscribe_perception(LOCKSTEP_READER if self.lockstep else qos.SENSOR_DATA, fast)
-        self.create_subscription(OccupancyGrid, "map", self._on_map, qos.LATCHED, callback_group=fast)
+        self.create_subscription(OccupancyGrid, "map", self._on_map, qos.LATCHED_SUB, callback_group=fast)
         clients = ReentrantCallbackGroup()
         self.pick_client = self.create_client(Trigger, "pick_up", callback_group=clients)
         try:         # the named object (the Trigger takes the nearest): the project's own interface
