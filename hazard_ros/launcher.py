@@ -285,16 +285,19 @@ def _watch_metrics(runner: Runner, topic: str, stop: threading.Event) -> None:
         import rclpy
         from rclpy.context import Context as RclContext
         from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
         from rclpy.signals import SignalHandlerOptions
         from std_msgs.msg import String
+
+        from hazard_ros.ros_qos import LATCHED_SUB
     except Exception as exc:
         runner.say("launcher", f"not watching {topic} (rclpy unavailable: {exc})")
         return
     ctx = RclContext()
     rclpy.init(args=[], context=ctx, signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node("hazard_launch_watcher", context=ctx)
-    qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    # ten deep: a message the guard ignores (a fuzzer's) must not displace the sim's metrics from a
+    # one-deep queue before they are taken (the launch then ended as unfinished, exit 3)
+    qos = LATCHED_SUB
 
     ignored = []
 

@@ -12,6 +12,9 @@
   subscribers use depth 100 to take every static broadcaster's message).
 * ``LOCKSTEP_SENSOR``: sensor streams in lock-step mode (reliable + transient local,
   depth 2): a node that starts late still gets the current frame, nothing is dropped.
+* ``LOCKSTEP_READER``: what a subscriber of those streams asks for in lock-step (reliable +
+  transient local, depth 50): no frame is overwritten while the node is busy, nor by a malformed
+  message from another publisher (nodes wait for every frame's data in lock-step).
 * ``CAMERA_RELIABLE``: camera images and camera info in free-run, as common ROS 2 camera
   drivers publish them (reliable, volatile, keep last 10, like ``usb_cam`` / ``v4l2_camera``
   / ``realsense2_camera``'s defaults): both reliable and best-effort subscribers receive it.
@@ -34,6 +37,8 @@ TF_STATIC = LATCHED
 TF_STATIC_SUB = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.TRANSIENT_LOCAL)
 LOCKSTEP_SENSOR = QoSProfile(depth=2, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LOCKSTEP_READER = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
 CAMERA_RELIABLE = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.VOLATILE)
@@ -61,9 +66,9 @@ def camera_publisher_qos(lockstep: bool, choice: str = "reliable") -> QoSProfile
 
 def sensor_subscription_qos(lockstep: bool) -> QoSProfile:
     """What a subscriber of the simulator's sensor streams asks for: in lock-step every frame
-    (reliable, transient local), else best effort (matches any publisher)."""
-    return LOCKSTEP_SENSOR if lockstep else SENSOR_DATA
+    (:data:`LOCKSTEP_READER`), else best effort (matches any publisher)."""
+    return LOCKSTEP_READER if lockstep else SENSOR_DATA
 
 
-__all__ = ["LATCHED", "TF", "TF_STATIC", "TF_STATIC_SUB", "LOCKSTEP_SENSOR", "CAMERA_RELIABLE", "SENSOR_DATA",
-           "CAMERA_QOS_CHOICES", "camera_publisher_qos", "sensor_subscription_qos"]
+__all__ = ["LATCHED", "LATCHED_SUB", "TF", "TF_STATIC", "TF_STATIC_SUB", "LOCKSTEP_SENSOR", "LOCKSTEP_READER",
+           "CAMERA_RELIABLE", "SENSOR_DATA", "CAMERA_QOS_CHOICES", "camera_publisher_qos", "sensor_subscription_qos"]

@@ -8,7 +8,7 @@ import numpy as np
 from nav_msgs.msg import Odometry
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import Image
 from std_msgs.msg import Header
 from vision_msgs.msg import Detection2D, Detection3D, ObjectHypothesisWithPose
@@ -22,11 +22,9 @@ from perception_node.detectors import Detection
 LATCHED = qos.LATCHED
 RELIABLE = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 TF_QOS = qos.TF
-#: lock-step sensor subscriptions: reliable + transient local like the simulator's publishers, and a deep
-#: queue, so that no frame is overwritten while the node is busy (the simulator does not wait for
-#: perception; the decision nodes wait for perception's output of every frame)
-LOCKSTEP_READER = QoSProfile(depth=50, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: lock-step sensor subscriptions (the simulator does not wait for perception; the decision nodes
+#: wait for perception's output of every frame)
+LOCKSTEP_READER = qos.LOCKSTEP_READER
 
 
 def as_bool(name: str, value) -> bool:

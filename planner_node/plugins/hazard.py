@@ -61,7 +61,7 @@ import rclpy
 from nav_msgs.msg import OccupancyGrid
 from rcl_interfaces.srv import SetParameters
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -94,10 +94,9 @@ from planner_node.walk_map import WalkMap
 PUBLISHED_TOPICS = [("decision/action", "std_msgs/msg/String"),
                     ("walk_map", "nav_msgs/msg/OccupancyGrid")]      # walk_map: lock-step (parameter walk_map)
 
-# lock-step: the simulator's publishers keep 2 frames for late joiners; a deep reader queue
-# keeps every frame while this node is busy (an agent's memory must not depend on timing)
-LOCKSTEP_READER = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# lock-step: a deep reader queue keeps every frame while this node is busy (an agent's memory
+# must not depend on timing)
+LOCKSTEP_READER = qos.LOCKSTEP_READER
 MAP_RESOLUTION = 0.1        # m: the walking map's cells when the task does not say
 
 
@@ -292,6 +291,27 @@ class DecisionNode(RescueGoals, DecisionBase):
         return (self.status["frame"] == f and self.map_stamp_ns >= int(round(f * self.frame_dt * 1e9))
                 and (not self.true_boxes() or self.boxes_frame >= f))
 
+    def _frame_missing(self, min_frame: int) -> list[str]:
+        """What :meth:`_frame_ready` still waits for, once task, classes, labels, status and a
+        camera frame are all there (for the warning of a wait that timed out)."""
+        with self._cv:
+            f = int(self.latest["frame"])
+            if f < min_frame:
+                return [f"camera frame from frame {min_frame} on (the newest is {f})"]
+            out = []
+            if self.labels_of(f) is None:
+                out.append(f"perception's instance labels of frame {f} (is perception_node running?)")
+            if self.lockstep:
+                if self.status["frame"] != f:
+                    out.append(f"episode/status of frame {f} (the last is of frame {self.status['frame']})")
+                need = int(round(f * self.frame_dt * 1e9))
+                if self.map_stamp_ns < need:
+                    out.append(f"map of frame {f} (the newest is stamped {self.map_stamp_ns * 1e-9:.3f} s; "
+                               "is mapping_node running?)")
+                if self.true_boxes() and self.boxes_frame < f:
+                    out.append(f"perception's boxes of frame {f} (the newest are of frame {self.boxes_frame})")
+            return out or [f"frame {f} (it came as the wait ended)"]
+
     def wait_for_frame(self, what: str = "the current frame", min_frame: int | None = None) -> dict:
         """The observation of the current frame (the newest status frame when called, or
         ``min_frame``).  In free-run the camera may run slower than the frames: the first
@@ -329,8 +349,7 @@ class DecisionNode(RescueGoals, DecisionBase):
                                        ("episode/status", self.status is not None),
                                        ("a complete camera frame with TF", self.latest is not None)) if not ok]
             if not missing:
-                missing = ["map of that frame (is mapping_node running?)" if self.lockstep
-                           else f"camera frame from frame {min_frame} on"]
+                missing = self._frame_missing(min_frame)
             self.get_logger().warning(f"waited {self.wait_timeout:g} s for {what}: no {', '.join(missing)}",
                                       throttle_duration_sec=10.0)
             if self.latest is None:
