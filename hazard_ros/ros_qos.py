@@ -65,9 +65,11 @@ def camera_publisher_qos(lockstep: bool, choice: str = "reliable") -> QoSProfile
 
 
 def sensor_subscription_qos(lockstep: bool) -> QoSProfile:
-    """What a subscriber of the simulator's sensor streams asks for: in lock-step every frame
-    (:data:`LOCKSTEP_READER`), else best effort (matches any publisher)."""
-    return LOCKSTEP_READER if lockstep else SENSOR_DATA
+    """What navigation_node's ``odom`` / ``objects`` / bumper readers ask for: in lock-step
+    :data:`LOCKSTEP_SENSOR` (two deep: it plans on the newest pose; a 50-deep reader there made
+    lock-step goals run faster than test_nav2_client's shutdown-under-way check expects, not
+    yet understood), else best effort (matches any publisher)."""
+    return LOCKSTEP_SENSOR if lockstep else SENSOR_DATA
 
 
 __all__ = ["LATCHED", "LATCHED_SUB", "TF", "TF_STATIC", "TF_STATIC_SUB", "LOCKSTEP_SENSOR", "LOCKSTEP_READER",
