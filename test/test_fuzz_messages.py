@@ -479,7 +479,7 @@ def test_malformed_messages_on_every_topic_leave_the_episode_unchanged(tmp_path,
         rc1, log1, fuzzed, stats = _launch(tmp_path, "fuzzed", True, frames)
     stalls = _stalls(log1)
     if stalls and rc1 == 0 and fuzzed == clean:
-        # a rare 30 s wait (about 1 run in 9 on this machine, cause not yet found: the
+        # a rare 30 s wait (about 1 run in 10 on this machine, cause not yet found: the
         # warning now names what was missing) is run once more; a systematic one (every run
         # had several while latched readers were one deep) fails below
         (tmp_path / "fuzzed_stalled.log").write_text(log1)
