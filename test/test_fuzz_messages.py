@@ -107,6 +107,30 @@ def _detections(*centres):
     return arr
 
 
+def test_a_timed_out_lock_step_wait_names_what_the_frame_lacks():
+    """The decision node's frame check, read as a list: what is missing for frame 30 of a
+    lock-step episode (a frame is 0.1 s)."""
+    from types import SimpleNamespace
+
+    from planner_node.plugins.hazard import DecisionNode
+    node = SimpleNamespace(latest={"frame": 30}, status={"frame": 30}, perception={}, lockstep=True,
+                           frame_dt=0.1, map_stamp_ns=3_000_000_000, boxes_frame=0,
+                           labels_of=lambda f: {1: "wall"}, true_boxes=lambda: False)
+    node._frame_gaps = lambda m: DecisionNode._frame_gaps(node, m)
+    gaps = lambda m=30: list(node._frame_gaps(m))      # noqa: E731
+    assert gaps() == [] and DecisionNode._frame_ready(node, 30)
+    node.map_stamp_ns = 2_900_000_000
+    assert gaps() == ["map of frame 30 (the newest is stamped 2.900 s; is mapping_node running?)"]
+    node.status = {"frame": 29}
+    node.labels_of = lambda f: None
+    assert [g.split(" (")[0] for g in gaps()] == ["perception's instance labels of frame 30",
+                                                   "episode/status of frame 30", "map of frame 30"]
+    assert not DecisionNode._frame_ready(node, 30)
+    assert gaps(31) == ["camera frame from frame 31 on (the newest is 30)"]
+    node.lockstep = False                  # free-run: the labels only
+    assert len(gaps()) == 1
+
+
 def test_probes_of_the_issue_are_dropped_with_a_reason():
     node = FakeNode()
     g = mg.Guard(node, warn_period_s=0.0)

@@ -281,36 +281,29 @@ class DecisionNode(RescueGoals, DecisionBase):
         """An observation of ``min_frame`` or later is there; in lock-step also the status
         and the map of exactly its frame; perception's labels of the frame (and, with true
         boxes, its objects of the frame)."""
-        if self.latest is None or self.status is None or self.perception is None:
-            return False
-        f = int(self.latest["frame"])
-        if f < min_frame or self.labels_of(f) is None:
-            return False
-        if not self.lockstep:
-            return True
-        return (self.status["frame"] == f and self.map_stamp_ns >= int(round(f * self.frame_dt * 1e9))
-                and (not self.true_boxes() or self.boxes_frame >= f))
+        return next(self._frame_gaps(min_frame), None) is None
 
-    def _frame_missing(self, min_frame: int) -> list[str]:
-        """What :meth:`_frame_ready` still waits for, once task, classes, labels, status and a
-        camera frame are all there (for the warning of a wait that timed out)."""
-        with self._cv:
-            f = int(self.latest["frame"])
-            if f < min_frame:
-                return [f"camera frame from frame {min_frame} on (the newest is {f})"]
-            out = []
-            if self.labels_of(f) is None:
-                out.append(f"perception's instance labels of frame {f} (is perception_node running?)")
-            if self.lockstep:
-                if self.status["frame"] != f:
-                    out.append(f"episode/status of frame {f} (the last is of frame {self.status['frame']})")
-                need = int(round(f * self.frame_dt * 1e9))
-                if self.map_stamp_ns < need:
-                    out.append(f"map of frame {f} (the newest is stamped {self.map_stamp_ns * 1e-9:.3f} s; "
-                               "is mapping_node running?)")
-                if self.true_boxes() and self.boxes_frame < f:
-                    out.append(f"perception's boxes of frame {f} (the newest are of frame {self.boxes_frame})")
-            return out or [f"frame {f} (it came as the wait ended)"]
+    def _frame_gaps(self, min_frame: int):
+        """What :meth:`_frame_ready` still waits for, one phrase at a time (lazily: the wait's
+        predicate stops at the first; a timed-out wait's warning lists them all)."""
+        if self.latest is None or self.status is None or self.perception is None:
+            yield "task, perception/classes, episode/status or a camera frame"
+            return
+        f = int(self.latest["frame"])
+        if f < min_frame:
+            yield f"camera frame from frame {min_frame} on (the newest is {f})"
+            return
+        if self.labels_of(f) is None:
+            yield f"perception's instance labels of frame {f} (is perception_node running?)"
+        if not self.lockstep:
+            return
+        if self.status["frame"] != f:
+            yield f"episode/status of frame {f} (the last is of frame {self.status['frame']})"
+        if self.map_stamp_ns < int(round(f * self.frame_dt * 1e9)):
+            yield (f"map of frame {f} (the newest is stamped {self.map_stamp_ns * 1e-9:.3f} s; "
+                   "is mapping_node running?)")
+        if self.true_boxes() and self.boxes_frame < f:
+            yield f"perception's boxes of frame {f} (the newest are of frame {self.boxes_frame})"
 
     def wait_for_frame(self, what: str = "the current frame", min_frame: int | None = None) -> dict:
         """The observation of the current frame (the newest status frame when called, or
@@ -349,7 +342,8 @@ class DecisionNode(RescueGoals, DecisionBase):
                                        ("episode/status", self.status is not None),
                                        ("a complete camera frame with TF", self.latest is not None)) if not ok]
             if not missing:
-                missing = self._frame_missing(min_frame)
+                with self._cv:
+                    missing = list(self._frame_gaps(min_frame)) or ["the frame (it came as the wait ended)"]
             self.get_logger().warning(f"waited {self.wait_timeout:g} s for {what}: no {', '.join(missing)}",
                                       throttle_duration_sec=10.0)
             if self.latest is None:
