@@ -66,9 +66,8 @@ def camera_publisher_qos(lockstep: bool, choice: str = "reliable") -> QoSProfile
 
 def sensor_subscription_qos(lockstep: bool) -> QoSProfile:
     """What navigation_node's ``odom`` / ``objects`` / bumper readers ask for: in lock-step
-    :data:`LOCKSTEP_SENSOR` (two deep: it plans on the newest pose; a 50-deep reader there made
-    lock-step goals run faster than test_nav2_client's shutdown-under-way check expects, not
-    yet understood), else best effort (matches any publisher)."""
+    :data:`LOCKSTEP_SENSOR` (two deep: it plans on the newest pose), else best effort (matches
+    any publisher)."""
     return LOCKSTEP_SENSOR if lockstep else SENSOR_DATA
 
 
