@@ -1,9 +1,21 @@
 """ament_python package hazard_stack; `pip install -e .` installs it too."""
+import os
 from glob import glob
 
 from setuptools import find_packages, setup
 
 PACKAGE = "hazard_stack"
+
+
+def tree(folder: str) -> list:
+    """data_files entries installing ``folder`` (recursively) under share/hazard_stack/."""
+    out = {}
+    for root, _, files in os.walk(folder):
+        if files:
+            out.setdefault(os.path.join("share", PACKAGE, root), []).extend(
+                os.path.join(root, f) for f in sorted(files))
+    return sorted(out.items())
+
 
 setup(
     name=PACKAGE,
@@ -14,8 +26,11 @@ setup(
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
-        (f"share/{PACKAGE}/launch", glob("launch/*.yaml")),
+        (f"share/{PACKAGE}/launch", glob("launch/*.yaml") + glob("launch/*.launch.py")),
         (f"share/{PACKAGE}/rviz", glob("rviz/*.rviz")),
+        (f"share/{PACKAGE}/config", glob("config/*.xml")),
+        # datasets, shipped models and policies: the code finds them in share/ (hazard_sim.paths)
+        *tree("data"),
     ],
     package_data={"hazard_sim": ["py.typed"]},
     install_requires=["setuptools"],

@@ -1,18 +1,20 @@
 """``hazard_launch``: run a ROS 2 YAML launch file where ``ros2 launch`` is not installed.
 
-Reads the subset of ROS 2's YAML launch format that ``launch/hazard.launch.yaml``
-uses, so the same file runs with ``ros2 launch hazard_stack hazard.launch.yaml``
-on a full install::
+It reads ROS 2's YAML launch format with the meaning ROS 2 Jazzy's ``launch`` /
+``launch_ros`` give it (:mod:`hazard_ros.launch_file`; ``test/test_upstream_launch.py`` runs
+the project's launch files under both and compares them), so the same file runs with
+``ros2 launch hazard_stack hazard.launch.yaml`` on a full install::
 
     launch:
     - arg: {name: task, default: fire, description: ...}
     - let: {name: x, value: "$(var task)_run"}
     - node: {pkg: hazard_stack, exec: sim_node, name: sim_node, namespace: "$(var namespace)",
-             if: "$(var enabled)", param: [{name: task, value: "$(var task)"}],
+             if: "$(var enabled)", on_exit: shutdown, param: [{name: task, value: "$(var task)"}],
              remap: [{from: cmd_vel, to: cmd_vel_safe}], args: "...", ros_args: "...",
              env: [{name: N, value: V}]}
     - executable: {cmd: "prog --flag", name: prog, if: ..., unless: ..., env: [...]}
-    - group: {scoped: true, children: [...]}   # plain nesting; ``let`` stays local if scoped
+    - group: {scoped: true, children: [...]}   # ``let`` / ``set_env`` stay local if scoped
+    - include: {file: "$(dirname)/common.launch.yaml", arg: [{name: a, value: b}]}   # not scoped
     - set_env: {name: NAME, value: VALUE}       # for the processes after it (in its scope)
 
 Substitutions: ``$(var NAME)``, ``$(env NAME [DEFAULT])``, ``$(find-pkg-share PKG)``,
@@ -27,25 +29,28 @@ Usage::
     hazard_launch my.launch.yaml --print             # show the commands, start nothing
     hazard_launch --show-args                        # list the launch arguments
 
-Children get a Fast DDS profile with a large shared-memory segment (see
-``FASTDDS_PROFILE``; ``--no-dds-profile`` to skip). Each node runs as its own
-process (the console script of ``exec``) with
-``--ros-args -r __node:=NAME -r __ns:=NS -p key:=value -r from:=to``; its
-output is printed with a ``[name]`` prefix. Ctrl-C (or SIGTERM) sends SIGINT
-to every child, SIGTERM after ``--grace`` seconds, SIGKILL after that. A node
-that exits with an error is reported by name and exit code and the others are
-stopped. The launcher also stops when the simulator publishes ``episode/metrics``
-(printed as JSON; ``--metrics-out FILE`` saves them), when a required process
-ends (every node; an executable with ``on_exit: shutdown``), whatever its exit
-code, when the process named by ``--exit-on`` exits, or when every process has ended.
+Each node runs as its own process (``<prefix>/lib/<pkg>/<exec>``, found through the ament
+index as launch_ros finds it) with ``--ros-args -r __node:=NAME -r __ns:=NS -p key:=value
+-r from:=to``; its output is printed with a ``[name]`` prefix. Ctrl-C (or SIGTERM) sends
+SIGINT to every child, SIGTERM after ``--grace`` seconds, SIGKILL after that.
 
-Exit codes: 0 only when the run finished: its episode's metrics arrived (and were
-written to ``--metrics-out``); in a launch without an episode (no sim_node, or
-``--no-exit-on-metrics``), when every process or the ``--exit-on`` one ended with 0.
-1: a process crashed or could not start, or the metrics could not be written.
-2: a bad argument or launch file (nothing started). 3: a required node ended (with
-0) before the episode finished. 128 + N: stopped by signal N (130 Ctrl-C, 143 SIGTERM).
-The ``--exit-on`` process's own non-zero code is passed on.
+When the launch ends, as upstream: when a process marked ``on_exit: shutdown`` ends (whatever
+its exit code), when every process has ended, or on Ctrl-C / SIGTERM; also when the process
+named by ``--exit-on`` ends. A process that ends otherwise is reported and the launch runs
+on, unless the launch includes ``exit_status.launch.py`` (every project launch file does):
+then a process that exits non-zero fails the launch and stops the others. The project's
+launch files mark every node but the decision node ``on_exit: shutdown``, and the simulator
+ends its episode by exiting (``exit_after_episode``), so an episode's end ends the launch.
+The simulator's ``episode/metrics`` are printed as JSON when they arrive (``--metrics-out
+FILE`` saves them).
+
+Exit codes: 0 where ``ros2 launch`` ends with 0, non-zero where it ends with non-zero, with
+the non-zero causes told apart: 1: a process failed (exit_status.launch.py), could not start,
+or the metrics could not be written to ``--metrics-out``; 2: a bad argument or launch file
+(nothing started); 128 + N: stopped by signal N (130 Ctrl-C, 143 SIGTERM; ``ros2 launch``
+gives 0 there). One check goes beyond upstream: in a launch with a ``sim_node``, the launch
+ending without its episode's metrics (a required node ended with 0 first) gives 3 where
+``ros2 launch`` gives 0. The ``--exit-on`` process's own non-zero code is passed on.
 """
 from __future__ import annotations
 
@@ -60,63 +65,8 @@ import threading
 import time
 from pathlib import Path
 
-DEFAULT_LAUNCH_FILE = "hazard.launch.yaml"
-# exit codes (docs/robustness.md): 0 only when the run finished (its episode's metrics arrived and
-# were written; without an episode: every process, or the --exit-on one, ended with 0)
-EXIT_OK, EXIT_CRASHED, EXIT_BAD_ARGUMENT, EXIT_UNFINISHED = 0, 1, 2, 3     # 128 + N: stopped by signal N
-METRICS_GRACE_S = 5.0       # a required node that ended with 0: how long its episode's metrics may take
-
-
-# Fast DDS participant profile for large images on one machine: a 32 MB shared-memory
-# segment per participant (the default 512 KB loses most best-effort 640x480 frames
-# at 30 Hz) plus plain UDPv4 for everything else. Applied to the children unless the
-# user set FASTDDS_DEFAULT_PROFILES_FILE or another RMW (see --no-dds-profile).
-FASTDDS_PROFILE = """<?xml version="1.0" encoding="UTF-8" ?>
-<dds xmlns="http://www.eprosima.com">
-  <profiles>
-    <transport_descriptors>
-      <transport_descriptor>
-        <transport_id>large_data_shm</transport_id>
-        <type>SHM</type>
-        <segment_size>33554432</segment_size>
-      </transport_descriptor>
-      <transport_descriptor>
-        <transport_id>plain_udp</transport_id>
-        <type>UDPv4</type>
-      </transport_descriptor>
-    </transport_descriptors>
-    <participant profile_name="hazard_stack_large_data" is_default_profile="true">
-      <rtps>
-        <userTransports>
-          <transport_id>large_data_shm</transport_id>
-          <transport_id>plain_udp</transport_id>
-        </userTransports>
-        <useBuiltinTransports>false</useBuiltinTransports>
-      </rtps>
-    </participant>
-  </profiles>
-</dds>
-"""
-
-
-def dds_profile_env(env: dict | None = None) -> dict:
-    """Environment additions that apply :data:`FASTDDS_PROFILE` (empty when the user
-    already chose a profile file or an RMW other than Fast DDS)."""
-    env = os.environ if env is None else env
-    if env.get("FASTDDS_DEFAULT_PROFILES_FILE") or env.get("FASTRTPS_DEFAULT_PROFILES_FILE"):
-        return {}
-    if env.get("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp") != "rmw_fastrtps_cpp":
-        return {}
-    import tempfile
-    path = Path(tempfile.gettempdir()) / f"hazard_stack_fastdds_{os.getuid()}.xml"
-    if not path.exists() or path.read_text() != FASTDDS_PROFILE:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(FASTDDS_PROFILE)
-        tmp.replace(path)
-    return {"FASTDDS_DEFAULT_PROFILES_FILE": str(path)}
-
-from hazard_ros import msg_guards as mg  # noqa: E402
-from hazard_ros.launch_file import (  # noqa: E402,F401 (the launcher's API: describe, then run)
+from hazard_ros import msg_guards as mg
+from hazard_ros.launch_file import (  # noqa: F401 (the launcher's API: describe, then run)
     PACKAGE,
     REPO_ROOT,
     Context,
@@ -131,6 +81,30 @@ from hazard_ros.launch_file import (  # noqa: E402,F401 (the launcher's API: des
     parse_template,
     read_launch_file,
 )
+
+DEFAULT_LAUNCH_FILE = "hazard.launch.yaml"
+# exit codes (docs/robustness.md): 0 only when the run finished (its episode's metrics arrived and
+# were written; without an episode: every process, or the --exit-on one, ended with 0)
+EXIT_OK, EXIT_CRASHED, EXIT_BAD_ARGUMENT, EXIT_UNFINISHED = 0, 1, 2, 3     # 128 + N: stopped by signal N
+METRICS_GRACE_S = 5.0       # a required node that ended with 0: how long its episode's metrics may take
+
+
+#: the Fast DDS profile the launch files set (FASTDDS_DEFAULT_PROFILES_FILE) unless the user has
+#: chosen one: a 32 MB shared-memory segment per participant plus plain UDPv4 (config/)
+DDS_PROFILE_FILE = "config/fastdds_large_data.xml"
+
+
+def dds_profile_env(env: dict | None = None) -> dict:
+    """The environment the launch files' ``set_env`` gives their nodes (for tests and benchmarks
+    that start nodes without a launch file): FASTDDS_DEFAULT_PROFILES_FILE pointing at the installed
+    large-data profile; empty when the user already chose a profile file or another RMW."""
+    env = os.environ if env is None else env
+    if env.get("FASTDDS_DEFAULT_PROFILES_FILE") or env.get("FASTRTPS_DEFAULT_PROFILES_FILE"):
+        return {}
+    if env.get("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp") != "rmw_fastrtps_cpp":
+        return {}
+    return {"FASTDDS_DEFAULT_PROFILES_FILE": str(find_package_share(PACKAGE) / DDS_PROFILE_FILE)}
+
 
 # ============================================================================ running
 PR_SET_PDEATHSIG = 1
@@ -173,7 +147,6 @@ class Runner:
         self.metrics: dict | None = None
         self.episode = False                # the run has an episode whose metrics are watched
         self.metrics_grace = METRICS_GRACE_S
-        self.linger = 0.0                   # seconds to let the others run after a stop request
 
     def say(self, name: str, line: str) -> None:
         with self.lock:
@@ -221,14 +194,17 @@ class Runner:
                 if rc is None or name in ended:
                     continue
                 ended.add(name)
-                if rc != 0 and name != self.exit_on:
-                    how = f"exit code {rc}" if rc > 0 else f"signal {signal.Signals(-rc).name}"
+                how = f"exit code {rc}" if rc >= 0 else f"signal {signal.Signals(-rc).name}"
+                if rc != 0 and name != self.exit_on and self.desc.fail_on_error:
                     self.say("launcher", f"process {name!r} crashed ({how}); stopping the others")
                     self.request_stop(f"{name} crashed", EXIT_CRASHED)
                 elif name == self.exit_on or name in required:
-                    why = "--exit-on" if name == self.exit_on else "a required process"
+                    why = "--exit-on" if name == self.exit_on else "on_exit: shutdown"
                     self.say("launcher", f"{name} exited with code {rc} ({why}); stopping the others")
                     self._ended(name, rc)
+                elif rc != 0:
+                    self.say("launcher", f"process {name!r} ended ({how}); the launch runs on (it fails on a "
+                                         "process's error only where it includes exit_status.launch.py)")
                 else:
                     self.say("launcher", f"{name} finished cleanly")
                 if self.stop_reason is not None:
@@ -236,18 +212,20 @@ class Runner:
             if self.stop_reason is None and len(ended) == len(self.children):
                 self._ended(None, 0)
             time.sleep(poll)
-        if self.linger > 0 and self.stop_reason == "episode finished":
-            time.sleep(self.linger)         # let recorders and loggers take the last messages
         self.shutdown()
         return self.exit_code
 
     def _ended(self, name: str | None, rc: int) -> None:
-        """A required (or --exit-on) process ``name`` ended with ``rc``, or (None) every process
-        did. Where the run has an episode, it counts as finished only once its metrics arrived
-        (the node may have ended because the episode did: its metrics get a moment to arrive)."""
+        """A required (``on_exit: shutdown``) or ``--exit-on`` process ``name`` ended with ``rc``,
+        or (None) every process did. A required process's non-zero code fails the launch only with
+        ``fail_on_error`` (upstream's Shutdown action has no exit code; exit_status.launch.py fails
+        it); ``--exit-on``'s code is passed on. Where the launch has an episode, a clean end counts
+        as finished once its metrics arrived (they get a moment to arrive)."""
         what = "all processes ended" if name is None else f"{name} exited"
-        if rc != 0:
-            self.request_stop(what, rc if name == self.exit_on else EXIT_CRASHED)
+        if rc != 0 and name == self.exit_on:
+            self.request_stop(what, rc)
+        elif rc != 0 and self.desc.fail_on_error:
+            self.request_stop(what, EXIT_CRASHED)
         elif not self.episode:
             self.request_stop(what, EXIT_OK)
         else:
@@ -256,7 +234,9 @@ class Runner:
                 time.sleep(0.05)
             if self.metrics is None:
                 self.say("launcher", f"{what} before the episode finished (no episode/metrics)")
-            self.request_stop(f"{what} before the episode finished", EXIT_UNFINISHED)
+                self.request_stop(f"{what} before the episode finished", EXIT_UNFINISHED)
+            else:
+                self.request_stop("episode finished", EXIT_OK)
 
     def shutdown(self) -> None:
         """SIGINT to every live child, SIGTERM after the grace period, then SIGKILL."""
@@ -280,7 +260,8 @@ class Runner:
 
 
 def _watch_metrics(runner: Runner, topic: str, stop: threading.Event) -> None:
-    """Stop the launch when ``topic`` (the sim's episode/metrics) carries the metrics."""
+    """Take the final metrics from ``topic`` (the sim's episode/metrics) for printing and
+    ``--metrics-out``; the launch itself ends when the simulator exits (``on_exit: shutdown``)."""
     try:
         import rclpy
         from rclpy.context import Context as RclContext
@@ -309,8 +290,8 @@ def _watch_metrics(runner: Runner, topic: str, stop: threading.Event) -> None:
             if len(ignored) in (1, 10, 100, 1000):
                 runner.say("launcher", f"ignored {len(ignored)} message(s) on {topic}; the last: {exc}")
             return
-        runner.metrics = metrics
-        runner.request_stop("episode finished", 0)
+        runner.metrics = metrics             # the launch ends when the simulator does (on_exit: shutdown)
+        runner.say("launcher", f"episode metrics received on {topic}")
     node.create_subscription(String, topic, on_metrics, qos)
     ex = SingleThreadedExecutor(context=ctx)
     ex.add_node(node)
@@ -353,15 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("items", nargs="*", help="[PACKAGE] [LAUNCH_FILE] name:=value ...")
     ap.add_argument("--exit-on", metavar="NAME", help="stop everything when this process exits")
     ap.add_argument("--grace", type=float, default=5.0, help="seconds between SIGINT and SIGTERM (default 5)")
-    ap.add_argument("--no-exit-on-metrics", action="store_true", help="keep running after episode/metrics")
     ap.add_argument("--metrics-out", metavar="FILE", help="also write the final metrics JSON here")
-    ap.add_argument("--linger", type=float, default=1.0,
-                    help="seconds the processes keep running after the final metrics (default 1)")
     ap.add_argument("--metrics-grace", type=_seconds, default=METRICS_GRACE_S, metavar="S",
                     help="when a required node ends with 0, how long its episode's metrics may take to arrive "
                          f"(default {METRICS_GRACE_S:g})")
-    ap.add_argument("--no-dds-profile", action="store_true",
-                    help="do not give the children the large-data Fast DDS profile")
     ap.add_argument("--print", dest="dry", action="store_true", help="print the commands, start nothing")
     ap.add_argument("--show-args", action="store_true", help="list the launch arguments and exit")
     opts = ap.parse_args(argv)
@@ -401,11 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         paths = [p for p in base_env.get("PYTHONPATH", "").split(os.pathsep) if p]
         if str(REPO_ROOT) not in paths:
             base_env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *paths])
-    if not opts.no_dds_profile:
-        base_env.update(dds_profile_env(base_env))
-        os.environ.update(base_env)                 # the metrics watcher's participant too
     runner = Runner(desc, opts.grace, opts.exit_on, base_env=base_env)
-    runner.linger = max(0.0, opts.linger)
     runner.metrics_grace = opts.metrics_grace
 
     def on_signal(signum, frame):
@@ -418,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     watcher = None
     runner.start()         # before any other thread: fork + preexec_fn is unsafe with threads running
     sim = next((p for p in desc.processes if p.is_node and p.exec == "sim_node"), None)
-    if sim is not None and not opts.no_exit_on_metrics:
+    if sim is not None:
         runner.episode = True
         ns = sim.namespace.strip("/")
         topic = f"/{ns}/episode/metrics" if ns else "/episode/metrics"

@@ -50,6 +50,7 @@ Run: ``sim_node --ros-args -p benchmark:=<id> -p episode:=3 -p lockstep:=true``
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -170,6 +171,7 @@ class SimNode(SimPublishers, SimServices, Node):
         self._obs_lidar: tuple[int, np.ndarray] | None = None
         self.last_result: dict = {}
         self.metrics_sent = False
+        self.metrics_sent_at: float | None = None
         # the field the world's processes offer first, and its topic where the benchmark names one
         self.channel = next((q.channel for q in env.world.processes if q.channel), None)
         self.field_topic = self.pieces.field_topics.get(self.channel)
@@ -226,8 +228,17 @@ class SimNode(SimPublishers, SimServices, Node):
     _episode_spec = staticmethod(episode_spec)     # the episode_overrides rule, as tests call it
 
 
+def episode_exit_code(node: SimNode) -> int | None:
+    """0 once ``exit_after_episode`` wall seconds have passed since the episode's metrics went out
+    (the node then ends: with ``on_exit: shutdown`` the launch does too); None until then."""
+    after = node.p["exit_after_episode"]
+    if after < 0 or node.metrics_sent_at is None:
+        return None
+    return 0 if time.monotonic() - node.metrics_sent_at >= after else None
+
+
 def main(args=None) -> int:
-    return run_node(SimNode, "sim_node", args)
+    return run_node(SimNode, "sim_node", args, stop_code=episode_exit_code)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,10 @@ PARAMETERS = {
                                         "real robot's sensors give"),
     "idle_republish": (1.0, float, "lock-step: republish clock, odom, TF, camera infos every this many wall s "
                                    "while nobody steps (0: never)"),
+    "exit_after_episode": (-1.0, float, "end the node this many wall s after the episode's metrics went out, "
+                                        "exit code 0 (the launch files: 1.0, so an episode's end ends the launch "
+                                        "through on_exit: shutdown); < 0: keep running"),
+    "metrics_out": ("", str, "also write the episode's metrics as JSON to this file when it ends ('' = no file)"),
     "datum_latitude": (40.4433, float, "GPS datum: latitude (deg) of the map origin"),
     "datum_longitude": (-79.9436, float, "GPS datum: longitude (deg) of the map origin"),
     "datum_altitude": (300.0, float, "GPS datum: altitude (m) of the map origin"),
@@ -107,6 +111,9 @@ def check(out: dict) -> None:
         raise ValueError(f"parameter 'segmentation' must be instance or visible, got {out['segmentation']!r}")
     if out["idle_republish"] < 0:
         raise ValueError(f"parameter 'idle_republish' must be >= 0 s (0: never), got {out['idle_republish']}")
+    if not out["exit_after_episode"] < math.inf:         # (NaN fails too)
+        raise ValueError(f"parameter 'exit_after_episode' must be a finite number of s (< 0: never), "
+                         f"got {out['exit_after_episode']}")
     if out["frame_limit"] < 0:
         raise ValueError(f"parameter 'frame_limit' must be >= 0 (0: the task's), got {out['frame_limit']}")
     if out["lidar_beams"] <= 0 or out["lidar_rings"] <= 0:

@@ -5,6 +5,11 @@ episode's status and metrics. A mix-in of :class:`hazard_ros.sim_node.SimNode` (
 ``pubs``, ``periods``, ``tracker``, ``plugin`` ...)."""
 from __future__ import annotations
 
+import json
+import os
+import time
+from pathlib import Path
+
 import numpy as np
 from geometry_msgs.msg import Point
 from nav_msgs.msg import GridCells
@@ -212,6 +217,19 @@ class SimPublishers:
                 if topic in wanted:
                     self.pubs[topic].publish(info)
 
+    def _write_metrics(self, metrics: dict) -> None:
+        """``metrics_out``: the episode's metrics as JSON (written whole, then renamed into place)."""
+        path = self.p["metrics_out"]
+        if not path:
+            return
+        try:
+            out = Path(path)
+            tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+            tmp.replace(out)
+        except OSError as exc:
+            self.get_logger().error(f"cannot write metrics_out {path}: {exc.strerror or exc}")
+
     def _publish_status(self) -> None:
         env = self.env
         held = getattr(env.agent, "held", None)
@@ -220,8 +238,10 @@ class SimPublishers:
         self.pubs["episode/status"].publish(conv.to_ros_json(status))
         if env.done and not self.metrics_sent:
             metrics = env.metrics()
+            self._write_metrics(metrics)          # before they go out: whoever ends on them finds the file
             self.pubs["episode/metrics"].publish(conv.to_ros_json(metrics))
             self.metrics_sent = True
+            self.metrics_sent_at = time.monotonic()
             if self.timer is not None:
                 self.timer.cancel()
             self.get_logger().info(f"episode over at frame {env.world.frame}: "

@@ -7,6 +7,8 @@
 #   3. Mesa's software OpenGL through EGL (scripts/setup_gl.sh) for the fast raster renderer.
 #   4. ROS 2 from PyPI wheels plus the interface packages built from interfaces/
 #      (scripts/setup_ros.sh); skipped where a ROS 2 install is sourced.
+#   5. The package laid out in the venv as colcon lays out an install prefix (the ament index
+#      entry, share/hazard_stack/, lib/hazard_stack/<exe>: python -m hazard_ros.install_prefix).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENV:-$REPO/.venv}"
@@ -39,4 +41,7 @@ if [[ "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
 fi
 bash "$REPO/scripts/setup_gl.sh" "$VENV"
 bash "$REPO/scripts/setup_ros.sh" "$VENV"
+# the colcon-style prefix (ament index entry, share/hazard_stack, lib/hazard_stack/<exe>) in the venv,
+# so that `ros2 launch hazard_stack ...` and launch_ros find the package as on a ROS 2 install
+"$VENV/bin/python" -m hazard_ros.install_prefix --prefix "$VENV"
 log "ready: $VENV"

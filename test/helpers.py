@@ -28,18 +28,23 @@ def launch_env(**extra) -> dict:
 
 
 def sim_node_launch(width: int, height: int, *entries: str, task: str = "fire") -> str:
-    """A launch file's text: a free-running ``sim_node`` of ``task`` with a ``width`` x ``height``
-    camera, then the launch ``entries`` (each one YAML list item, e.g. ``"- node: {...}"``)."""
+    """A launch file's text with the project launch files' policy (exit_status.launch.py: a failed
+    process fails the launch; the simulator ends the launch, 1 s after its episode): a free-running
+    ``sim_node`` of ``task`` with a ``width`` x ``height`` camera, then the launch ``entries`` (each
+    one YAML list item, e.g. ``"- node: {...}"``)."""
     lines = ["launch:",
+             f'- include: {{file: "{REPO / "launch" / "exit_status.launch.py"}"}}',
              "- node:",
              "    pkg: hazard_stack",
              "    exec: sim_node",
              "    name: sim_node",
+             "    on_exit: shutdown",
              "    param:",
              f"    - {{name: task, value: {task}}}",
-             '    - {name: lockstep, value: "false"}',
-             f'    - {{name: camera_width, value: "{width}"}}',
-             f'    - {{name: camera_height, value: "{height}"}}',
+             "    - {name: lockstep, value: false}",
+             f"    - {{name: camera_width, value: {width}}}",
+             f"    - {{name: camera_height, value: {height}}}",
+             "    - {name: exit_after_episode, value: 1.0}",
              *entries]
     return "\n".join(lines) + "\n"
 

@@ -49,8 +49,17 @@ def test_project_launch_file_defaults(fake_bin):
     sim = procs["sim_node"].cmd
     assert sim[0] == "/opt/bin/sim_node" and sim[1] == "--ros-args"
     assert sim[2:6] == ["-r", "__node:=sim_node", "-r", "__ns:=/"]
-    assert {"benchmark:=''", "task:='fire'", "split:=test", "episode:=0", "lockstep:=true",
+    assert {"benchmark:=''", "task:=fire", "split:=test", "episode:=0", "lockstep:=true",
             "camera_rate:=10.0"} <= set(ros_params(sim))                   # empty: sim_node's default benchmark
+    # typed as launch_ros types them: YAML scalars keep their type, $(var) values are read as YAML
+    nav = ros_params(procs["navigation_node"].cmd)
+    assert {"approach_gap:=0.5", "approach_reach:=2.5", "max_navigation_time:=10.0"} <= set(nav)
+    # the episode's end ends the launch; every node but the decision node must not end before it
+    assert [n for n, p in procs.items() if p.required] == ["sim_node", "perception_node", "mapping_node",
+                                                          "navigation_node"]
+    assert desc.fail_on_error                                  # exit_status.launch.py, through common
+    profile = procs["sim_node"].env["FASTDDS_DEFAULT_PROFILES_FILE"]
+    assert Path(profile).name == "fastdds_large_data.xml" and "<segment_size>" in Path(profile).read_text()
     assert "weights:=''" in ros_params(procs["perception_node"].cmd)        # empty text stays a string
     assert "agent:=greedy" in ros_params(procs["decision_node"].cmd)
     assert {"benchmark", "task", "split", "episode", "agent", "detector", "weights", "camera_rate", "lockstep",
@@ -62,12 +71,14 @@ def test_overrides_and_recorder_condition(fake_bin):
     desc = describe(LAUNCH_FILE, {"task": "flood", "lockstep": "false", "record": "/tmp/run.mcap",
                                   "namespace": "robot1", "agent": "mcts"})
     procs = by_name(desc)
-    assert {"task:='flood'", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
+    assert {"task:=flood", "lockstep:=false"} <= set(ros_params(procs["sim_node"].cmd))
     bench = by_name(describe(LAUNCH_FILE, {"benchmark": "hazard/flood"}))["sim_node"].cmd
-    assert "benchmark:='hazard/flood'" in ros_params(bench)
+    assert "benchmark:=hazard/flood" in ros_params(bench)
     assert "-r" in procs["sim_node"].cmd and "__ns:=/robot1" in procs["sim_node"].cmd
     assert "agent:=mcts" in ros_params(procs["decision_node"].cmd)
-    assert ros_params(procs["mcap_recorder"].cmd) == ["output:='/tmp/run.mcap'", "use_sim_time:=true"]
+    assert ros_params(procs["mcap_recorder"].cmd) == ["output:=/tmp/run.mcap", "use_sim_time:=true"]
+    digits = by_name(describe(LAUNCH_FILE, {"record": "2024"}))["mcap_recorder"].cmd
+    assert "output:='2024'" in ros_params(digits)              # quoted inside the substitution: a string
 
 
 def test_decision_navigation_timeout_and_sim_time_arguments(fake_bin):
@@ -99,8 +110,10 @@ def test_unknown_argument_is_an_error(fake_bin, capsys):
 def test_print_mode_lists_commands(fake_bin, capsys):
     assert launcher.main([str(LAUNCH_FILE), "task:=wind", "--print"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("sim_node: /opt/bin/sim_node --ros-args")
-    assert "task:='wind'" in shlex.split(out[0].split(": ", 1)[1])
+    sim = next(ln for ln in out if ln.startswith("sim_node: "))
+    words = shlex.split(sim.split(": ", 1)[1])
+    assert words[0].startswith("FASTDDS_DEFAULT_PROFILES_FILE=") and words[1:3] == ["/opt/bin/sim_node", "--ros-args"]
+    assert "task:=wind" in words
 
 
 def test_substitution_parser_and_evaluation(monkeypatch, tmp_path):
@@ -109,7 +122,10 @@ def test_substitution_parser_and_evaluation(monkeypatch, tmp_path):
     assert nested == [Subst("not-equals", [[Subst("var", [["record"]])], []])]
     ctx = Context(tmp_path / "x.launch.yaml", {"record": "", "n": "1", "flag": "true", "name": "sim"})
     ev = ctx.evaluate
-    assert ev("$(not-equals '$(var record)' '')") == "false"
+    # as upstream: an empty quoted argument compares as the text "[]" (a warning says so)
+    assert ev("$(not-equals '$(var record)' '')") == "true" and ev("$(equals '' '')") == "true"
+    assert ev("$(not-equals '_$(var record)' _)") == "false"          # the emptiness test that works
+    assert ev("$(equals 0 1e-12)") == "false"                        # math.isclose, as upstream
     assert ev("$(equals $(var n) 1.0)") == "true"                      # numbers compare as numbers
     assert ev("$(equals $(var flag) 1)") == "true"                     # booleans as booleans
     assert ev("$(and $(var flag) $(not false))") == "true" and ev("$(or false 0)") == "false"
@@ -117,6 +133,9 @@ def test_substitution_parser_and_evaluation(monkeypatch, tmp_path):
     assert ev("$(dirname)") == str(tmp_path)
     monkeypatch.setenv("HAZARD_TEST_ENV", "yes")
     assert ev("$(env HAZARD_TEST_ENV)") == "yes" and ev("$(env HAZARD_NOT_SET 'dflt')") == "dflt"
+    assert ev("$(env HAZARD_TEST_ENV '$(var missing)')") == "yes"     # a default only when it is needed
+    ctx.env["HAZARD_SET_IN_LAUNCH"] = "here"                           # set_env before it
+    assert ev("$(env HAZARD_SET_IN_LAUNCH)") == "here"
     assert ev(3) == "3" and ev(True) == "true"
     assert Path(ev("$(find-pkg-share hazard_stack)"), "launch", "hazard.launch.yaml").is_file()
     for bad, msg in [("$(var missing)", "undefined launch variable 'missing'"),
@@ -138,8 +157,11 @@ def test_file_errors(tmp_path, fake_bin):
         describe(tmp_path / "none.yaml", {})
     with pytest.raises(LaunchError, match="top level must be `launch:`"):
         describe(write(tmp_path, "nodes: []\n"), {})
-    with pytest.raises(LaunchError, match="'include' is not supported"):
-        describe(write(tmp_path, "launch:\n- include: {file: x.yaml}\n"), {})
+    with pytest.raises(LaunchError, match="launch file not found"):
+        describe(write(tmp_path, "launch:\n- include: {file: $(dirname)/x.yaml}\n"), {})
+    (tmp_path / "other.launch.py").write_text("def generate_launch_description(): ...\n")
+    with pytest.raises(LaunchError, match="is a Python launch file: hazard_launch runs YAML launch files only"):
+        describe(write(tmp_path, "launch:\n- include: {file: $(dirname)/other.launch.py}\n"), {})
     with pytest.raises(LaunchError, match="has no default: pass need:=VALUE"):
         describe(write(tmp_path, "launch:\n- arg: {name: need}\n"), {})
     with pytest.raises(LaunchError, match="share the name"):
@@ -167,16 +189,36 @@ def test_file_errors(tmp_path, fake_bin):
     assert procs["b"].cmd[:3] == ["/opt/bin/b", "--x", "1"]
 
 
+def test_include_does_not_scope(tmp_path, fake_bin):
+    """As upstream's IncludeLaunchDescription: its args and the included file's let / set_env hold after it."""
+    write(tmp_path, """\
+        launch:
+        - arg: {name: who, default: inner}
+        - let: {name: seen, value: "$(var who)-$(var base)"}
+        - set_env: {name: HAZARD_FROM_INCLUDE, value: "1"}
+        - node: {pkg: p, exec: a, name: "n_$(var seen)"}
+        """, name="inc.launch.yaml")
+    desc = describe(write(tmp_path, """\
+        launch:
+        - arg: {name: base, default: b}
+        - include: {file: "$(dirname)/inc.launch.yaml", arg: [{name: who, value: outer}]}
+        - node: {pkg: p, exec: z, name: "after_$(var seen)"}
+        """), {})
+    procs = by_name(desc)
+    assert list(procs) == ["n_outer-b", "after_outer-b"]
+    assert procs["after_outer-b"].env == {"HAZARD_FROM_INCLUDE": "1"} and not desc.fail_on_error
+
+
 def test_dds_profile_env(tmp_path):
     env = launcher.dds_profile_env({})
     path = Path(env["FASTDDS_DEFAULT_PROFILES_FILE"])
-    assert path.read_text() == launcher.FASTDDS_PROFILE and "<segment_size>" in path.read_text()
+    assert path.name == "fastdds_large_data.xml" and "<segment_size>33554432" in path.read_text()
     assert launcher.dds_profile_env({"FASTDDS_DEFAULT_PROFILES_FILE": "/mine.xml"}) == {}      # the user's wins
     assert launcher.dds_profile_env({"RMW_IMPLEMENTATION": "rmw_cyclonedds_cpp"}) == {}
 
 
 def test_missing_executable_is_reported(tmp_path):
-    with pytest.raises(LaunchError, match="executable 'no_such_exec_xyz' of package 'hazard_stack' not found"):
+    with pytest.raises(LaunchError, match="executable 'no_such_exec_xyz' not found in .*lib/hazard_stack"):
         describe(write(tmp_path, "launch:\n- node: {pkg: hazard_stack, exec: no_such_exec_xyz}\n"), {})
 
 
@@ -192,10 +234,14 @@ def run_launcher(tmp_path, text, *extra, timeout=20, env=None):
 PY = sys.executable
 
 
+EXIT_STATUS = REPO / "launch" / "exit_status.launch.py"
+
+
 def test_crashed_child_is_reported_and_the_rest_stopped(tmp_path):
     crasher = f"{PY} -c 'import time, sys; print(\\\"about to fail\\\"); time.sleep(0.5); sys.exit(3)'"
     proc = run_launcher(tmp_path, f"""\
         launch:
+        - include: {{file: "{EXIT_STATUS}"}}
         - executable: {{cmd: "{PY} -c 'import time, sys; time.sleep(30)'", name: sleeper}}
         - executable: {{cmd: "{crasher}", name: crasher}}
         """, "--grace", "2")
@@ -204,6 +250,19 @@ def test_crashed_child_is_reported_and_the_rest_stopped(tmp_path):
     assert proc.returncode == 1, out
     assert "[crasher] about to fail" in out
     assert "process 'crasher' crashed (exit code 3); stopping the others" in out
+
+
+def test_without_exit_status_a_crash_ends_only_that_process(tmp_path):
+    """Upstream without exit_status.launch.py: a process that fails is reported and the launch
+    runs on; it ends (with 0, as ros2 launch) when every process has ended."""
+    proc = run_launcher(tmp_path, f"""\
+        launch:
+        - executable: {{cmd: "{PY} -c 'import time; time.sleep(1.5)'", name: sleeper}}
+        - executable: {{cmd: "{PY} -c 'import sys; sys.exit(3)'", name: crasher}}
+        """)
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0, out
+    assert "process 'crasher' ended (exit code 3); the launch runs on" in out and "sleeper finished cleanly" in out
 
 
 def test_ctrl_c_stops_children_and_escalates(tmp_path):
@@ -250,12 +309,14 @@ def test_stops_on_final_metrics(tmp_path):
             exec: sim_node
             name: sim
             namespace: robot1
+            on_exit: shutdown
             param:
             - {name: task, value: "$(var task)"}
             - {name: frame_limit, value: "10"}
             - {name: realtime_factor, value: "20.0"}
             - {name: camera_width, value: "32"}
             - {name: camera_height, value: "24"}
+            - {name: exit_after_episode, value: 0.5}
         """, "task:=wind", env={"ROS_DOMAIN_ID": domain, "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST"})
     out, _ = proc.communicate(timeout=22)
     assert proc.returncode == 0, out

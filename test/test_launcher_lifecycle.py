@@ -99,7 +99,7 @@ def test_quick_launches_have_no_start_up_race(tmp_path):
     children = "".join(f"- executable: {{cmd: \"{PY} -c 'print(\\\"hi {k}\\\")'\", name: c{k}}}\n"
                        for k in range(6))
     for run in range(8):
-        proc = _launch(tmp_path, "launch:\n" + children, "--no-dds-profile")
+        proc = _launch(tmp_path, "launch:\n" + children)
         out, _ = proc.communicate(timeout=30)
         assert proc.returncode == 0, out
         assert "release unlocked lock" not in out and "Traceback" not in out, out

@@ -73,15 +73,14 @@ def _proc(name: str, code: str, required: bool) -> Process:
 FOREVER = "import signal; signal.pause()"
 
 
-def _run(procs, episode: bool, metrics_when=None) -> tuple[int, Runner]:
-    runner = Runner(LaunchDescription({}, procs), grace=5.0, out=open(os.devnull, "w"))
+def _run(procs, episode: bool, metrics_when=None, fail_on_error: bool = True) -> tuple[int, Runner]:
+    runner = Runner(LaunchDescription({}, procs, fail_on_error), grace=5.0, out=open(os.devnull, "w"))
     runner.episode, runner.metrics_grace = episode, 0.3
     if metrics_when is not None:           # the metrics watcher: metrics arrive when a process has ended
         def watch():
             while runner.stop_reason is None:
                 if any(p.poll() is not None for p in runner.children.values()):
                     runner.metrics = {"frames": 1}
-                    runner.request_stop("episode finished", 0)
                     return
                 threading.Event().wait(0.01)
         threading.Thread(target=watch, daemon=True).start()
@@ -100,10 +99,18 @@ def test_a_required_process_that_ends_ends_the_run(rc):
     assert runner.children["node_a"].returncode != 0            # stopped by the launcher, not left running
 
 
+def test_a_required_process_that_fails_without_exit_status_ends_the_run_with_0():
+    """Upstream: on_exit: shutdown carries no exit code; only exit_status.launch.py fails the launch."""
+    code, runner = _run([_proc("node_a", FOREVER, True), _proc("node_b", "raise SystemExit(3)", True)],
+                        episode=False, fail_on_error=False)
+    assert code == EXIT_OK and runner.stop_reason == "node_b exited"
+    assert runner.children["node_a"].returncode != 0
+
+
 def test_exit_code_0_only_when_the_episode_finished():
     code, runner = _run([_proc("sim", FOREVER, True), _proc("decision", "pass", True)], episode=True,
                         metrics_when="a process ended")
-    assert code == EXIT_OK and runner.stop_reason == "episode finished"
+    assert code == EXIT_OK and runner.stop_reason == "episode finished"     # decision ended, the metrics came
     code, _ = _run([_proc("a", FOREVER, True), _proc("b", "pass", True)], episode=False)   # no episode: 0
     assert code == EXIT_OK
 
@@ -119,6 +126,8 @@ def test_on_exit_in_launch_files(tmp_path):
     path.write_text("launch:\n- executable: {cmd: 'true', name: a, on_exit: shutdown}\n- executable: {cmd: 'true'}\n")
     procs = describe(path, {}).processes
     assert [p.required for p in procs] == [True, False]
+    path.write_text("launch:\n- node: {pkg: p, exec: true, name: a}\n")
+    assert not describe(path, {}).processes[0].required          # a node too ends the launch only when marked
     path.write_text("launch:\n- executable: {cmd: 'true', name: a, on_exit: respawn}\n")
     with pytest.raises(LaunchError, match="on_exit must be 'shutdown'"):
         describe(path, {})
@@ -161,7 +170,7 @@ def test_sim_node_ended_by_sigint_ends_the_launch_with_code_3(tmp_path):
             except (ProcessLookupError, PermissionError):
                 pass
     assert proc.returncode == EXIT_UNFINISHED, out[-3000:]
-    assert "sim_node exited with code 0 (a required process)" in out, out[-3000:]
+    assert "sim_node exited with code 0 (on_exit: shutdown)" in out, out[-3000:]
     assert "before the episode finished" in out and "Traceback" not in out, out[-3000:]
     for pid in pids.values():                       # no node left running (a zombie counts as gone)
         stat = Path(f"/proc/{pid}/stat")

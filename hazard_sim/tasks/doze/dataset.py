@@ -32,12 +32,13 @@ from pathlib import Path
 import numpy as np
 from skimage.graph import MCP_Geometric
 
+from hazard_sim.paths import data_path
 from hazard_sim.tasks.doze.episode_checks import GOAL_TYPES, HORIZON, LEVELS, SPLITS, check_episode, check_file
 from hazard_sim.tasks.doze.scenes import SCENES, TEST_SCENES, TRAIN_SCENES, build_house
 from hazard_sim.tasks.doze.task import SUCCESS_DISTANCE
 from hazard_sim.validation import DatasetError, file_fingerprint
 
-DATA_ROOT = Path(__file__).resolve().parents[3] / "data" / "doze" / "v1"
+DATA_ROOT = data_path("doze", "v1")
 #: goals drawn per scene, level and goal type (hint: every hint the scene has)
 STARTS_PER_GOAL = 12
 GOALS_PER_SCENE = {"appearance": 10, "spatial": 10, "open_vocab": 4, "hint": 2}

@@ -63,13 +63,14 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial import cKDTree
 
+from hazard_sim.paths import data_path
 from hazard_sim.tasks.esar.episode_checks import TIERS, VERSION, check_dataset, check_episode, check_file
 from hazard_sim.tasks.esar.episode_checks import validate_file as validate_file
 from hazard_sim.tasks.esar.terrain import MAPS, Terrain, terrain_for
 from hazard_sim.tasks.esar.weather import WEATHERS, allowed_weathers, daylight
 from hazard_sim.validation import DatasetError, file_fingerprint
 
-DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "esar" / "v1"
+DATA_DIR = data_path("esar", "v1")
 FILE_NAME = "esar_v1.json"
 SNAPSHOTS, TASKS_PER_SNAPSHOT = 5, 10
 START_AGL = 40.0

@@ -17,6 +17,7 @@ import jsonschema
 import numpy as np
 
 from hazard_sim.navigation.grid import GridSpec, inflate, rasterize_boxes
+from hazard_sim.paths import data_path
 from hazard_sim.tasks.hazard.catalog import category, pool_for
 from hazard_sim.tasks.hazard.scenes import TEST_LAYOUTS, TEST_REGIONS, TRAIN_LAYOUTS, TRAIN_REGIONS, build_scene
 from hazard_sim.validation import DatasetError  # noqa: F401  (one DatasetError for every benchmark's files)
@@ -24,7 +25,7 @@ from hazard_sim.validation import DatasetError  # noqa: F401  (one DatasetError 
 FORMAT = "hazard-episodes"
 VERSION = 1
 EPISODES_PER_SCENE = 25
-DATA_DIR = Path(__file__).resolve().parents[3] / "data" / "hazard" / f"v{VERSION}"
+DATA_DIR = data_path("hazard", f"v{VERSION}")
 TASKS = ("fire", "flood", "wind")
 SPLITS = ("train", "test")
 

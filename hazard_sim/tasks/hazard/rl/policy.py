@@ -15,10 +15,11 @@ import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from hazard_sim.paths import data_path
 from hazard_sim.tasks.hazard.rl.actions import ACTION_NAMES
 from hazard_sim.tasks.hazard.rl.observation import CHANNELS, MAP_SIZE
 
-POLICY_DIR = Path(__file__).resolve().parents[4] / "data" / "policies"
+POLICY_DIR = data_path("policies")
 #: what a policy file carries besides its weights (SB3 ``save(include=...)``): task, map size, ...
 META_KEY = "hazard_meta"
 
