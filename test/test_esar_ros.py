@@ -230,10 +230,10 @@ def test_esar_launch_file_arguments(monkeypatch):
     procs = {p.name: p for p in desc.processes}
     assert list(procs) == ["sim_node", "perception_node", "mapping_node"]
     sim = [procs["sim_node"].cmd[k + 1] for k, a in enumerate(procs["sim_node"].cmd) if a == "-p"]
-    assert {"benchmark:=esar/coastal", "episode:=3", "episode_overrides:='weather=fog,time_of_day=21.5'",
+    assert {"benchmark:=esar/coastal", "episode:=3", "episode_overrides:=weather=fog,time_of_day=21.5",
             "camera_width:=256", "segmentation:=visible"} <= set(sim)
     per = [procs["perception_node"].cmd[k + 1] for k, a in enumerate(procs["perception_node"].cmd) if a == "-p"]
-    assert {"detector:=yolo_world", "weights:='/models/yw.pt'", "namer:='/models/n.onnx'"} <= set(per)
+    assert {"detector:=yolo_world", "weights:=/models/yw.pt", "namer:=/models/n.onnx"} <= set(per)
     assert {"map", "split", "episode", "seed", "weather", "time_of_day", "camera_width", "camera_height",
             "camera_rate", "record"} <= set(desc.args)
     assert "mcap_recorder" in {p.name for p in describe(launch, {"record": "/tmp/x.mcap"}).processes}

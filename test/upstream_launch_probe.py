@@ -4,11 +4,12 @@ Run with upstream ``launch`` / ``launch_ros`` on the path (``. ../shared/upstrea
 PREFIX``)::
 
     python test/upstream_launch_probe.py FILE [name:=value ...]
+    python test/upstream_launch_probe.py --cases CASES.json    # [[FILE, [name:=value, ...]], ...]
 
 It runs the real ``LaunchService`` over ``IncludeLaunchDescription(FILE, args)`` as ``ros2
 launch`` does, with one change: a process action is prepared (substitutions, conditions,
 parameter files, environment: exactly what would be executed) and recorded instead of being
-started. Prints one JSON object: ``processes`` (name, cmd, node name / namespace, typed
+started. Prints one JSON object per case, a line each: ``processes`` (name, cmd, node name / namespace, typed
 parameters read back from launch_ros' parameter files, the environment it adds, whether it
 has ``on_exit: shutdown``), ``exit_handlers`` (modules of the OnProcessExit handlers registered
 without a target: exit_status.launch.py's) and ``rc`` (LaunchService's return code).
@@ -74,16 +75,28 @@ def _record_handler(self, context):
     return _register(self, context)
 
 
-def main(argv: list[str]) -> int:
-    path, largs = argv[0], argv[1:]
+def probe(path: str, largs: list[str]) -> dict:
+    RECORD.clear()
+    HANDLERS.clear()
     args = [tuple(a.split(":=", 1)) for a in largs]
-    ExecuteLocal.execute = _fake_execute
-    RegisterEventHandler.execute = _record_handler
     ls = LaunchService(argv=largs, noninteractive=True)
     ls.include_launch_description(LaunchDescription([
         IncludeLaunchDescription(AnyLaunchDescriptionSource(path), launch_arguments=args)]))
     rc = ls.run()
-    print(json.dumps({"processes": RECORD, "exit_handlers": HANDLERS, "rc": rc}))
+    os.environ.clear()                 # set_env wrote into os.environ: the next case starts afresh
+    os.environ.update(BASE_ENV)
+    return {"file": path, "args": largs, "processes": list(RECORD), "exit_handlers": list(HANDLERS), "rc": rc}
+
+
+def main(argv: list[str]) -> int:
+    ExecuteLocal.execute = _fake_execute
+    RegisterEventHandler.execute = _record_handler
+    if argv[0] == "--cases":
+        cases = json.load(open(argv[1]))
+    else:
+        cases = [[argv[0], argv[1:]]]
+    for path, largs in cases:
+        print(json.dumps(probe(path, largs)), flush=True)
     return 0
 
 
