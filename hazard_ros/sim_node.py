@@ -44,6 +44,11 @@ common ROS 2 camera drivers publish: reliable and best-effort subscribers both
 receive it) or ``best_effort``. ``ground_truth_topics: false`` leaves out the simulator's
 ground truth (segmentation, label map, world markers / objects).
 
+The episode's end: its metrics go out on ``episode/metrics`` (and, with ``metrics_out``, to a
+JSON file, written before they are published); with ``exit_after_episode`` >= 0 the node then
+ends that many wall seconds later with exit code 0 (the launch files: 1.0, with ``on_exit:
+shutdown``, so the episode's end ends the launch); by default it keeps running.
+
 Run: ``sim_node --ros-args -p benchmark:=<id> -p episode:=3 -p lockstep:=true``
 (``-p task:=<alias>`` is the older spelling of the same).
 """

@@ -321,3 +321,25 @@ def test_stops_on_final_metrics(tmp_path):
     out, _ = proc.communicate(timeout=22)
     assert proc.returncode == 0, out
     assert '"task": "wind"' in out and '"frames": 10' in out and "done (episode finished)" in out
+
+
+def test_sim_node_ends_its_episode_by_exiting():
+    """exit_after_episode: None until the metrics went out, then 0 once that many s have passed; < 0 never."""
+    pytest.importorskip("rclpy")
+    from types import SimpleNamespace
+
+    from hazard_ros.sim_node import episode_exit_code
+    from hazard_ros.sim_params import check
+    node = SimpleNamespace(p={"exit_after_episode": 0.2}, metrics_sent_at=None)
+    assert episode_exit_code(node) is None                       # the episode runs
+    node.metrics_sent_at = time.monotonic()
+    assert episode_exit_code(node) is None                       # its metrics just went out
+    node.metrics_sent_at -= 0.3
+    assert episode_exit_code(node) == 0
+    node.p["exit_after_episode"] = -1.0
+    assert episode_exit_code(node) is None                       # keep running (the node's default)
+    from hazard_ros.sim_params import PARAMETERS
+    good = {k: v[0] for k, v in PARAMETERS.items()}
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="exit_after_episode"):
+            check(dict(good, exit_after_episode=bad))
