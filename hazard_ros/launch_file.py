@@ -127,6 +127,7 @@ class Context:
         self.launch_file = launch_file
         self.vars = dict(variables or {})
         self.env = dict(env or {})          # set_env of this scope, given to later processes
+        self.remaps: list = []              # set_remap of this scope: (from, to) for every later node
         self.policy = {} if policy is None else policy   # launch-wide (shared by scopes): fail_on_error
         self.warned: set = set()
 
@@ -134,7 +135,7 @@ class Context:
         """The context of an included file: the same variables and environment (``include``
         does not scope, as upstream), its own ``$(dirname)``."""
         sub = Context(path, policy=self.policy)
-        sub.vars, sub.env, sub.warned = self.vars, self.env, self.warned
+        sub.vars, sub.env, sub.warned, sub.remaps = self.vars, self.env, self.warned, self.remaps
         return sub
 
     def evaluate(self, value, where: str = "") -> str:
@@ -396,6 +397,10 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
             if "name" not in body or "value" not in body:
                 raise LaunchError(f"{where}: let needs name and value")
             ctx.vars[str(body["name"])] = ctx.evaluate(body["value"], where)
+        elif kind == "set_remap":       # launch_ros SetRemap: a remap rule for the nodes after it in its scope
+            if "from" not in body or "to" not in body:
+                raise LaunchError(f"{where}: set_remap needs from and to")
+            ctx.remaps.append((ctx.evaluate(body["from"], where), ctx.evaluate(body["to"], where)))
         elif kind in ("set_env", "set-env"):
             if "name" not in body or "value" not in body:
                 raise LaunchError(f"{where}: set_env needs name and value")
@@ -403,6 +408,8 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
         elif kind == "group":
             inner = Context(ctx.launch_file, ctx.vars, ctx.env, ctx.policy) if body.get("scoped", True) else ctx
             inner.warned = ctx.warned
+            if inner is not ctx:
+                inner.remaps = list(ctx.remaps)
             _run_actions(body.get("children", []), inner, overrides, procs, where, depth)
         elif kind == "include":
             _include(body, ctx, procs, where, depth)
@@ -419,7 +426,7 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
             procs.append(Process(name, cmd, _env(body, ctx, where), required=_required(body, ctx, where)))
         else:
             raise LaunchError(f"{where}: action {kind!r} is not supported by hazard_launch "
-                              "(supported: arg, let, node, executable, group, include, set_env)")
+                              "(supported: arg, let, node, executable, group, include, set_env, set_remap)")
 
 
 class _Quiet(yaml.SafeDumper):
@@ -499,6 +506,8 @@ def _node_process(body, ctx: Context, where: str) -> Process:
             ros += ["-p", param_rule(pname, param_value(p["value"], ctx, where, pname))]
         else:
             raise LaunchError(f"{where}: param needs name and value (or from: FILE), got {p!r}")
+    for src, dst in ctx.remaps:                   # upstream: the scope's set_remap rules first, then the node's
+        ros += ["-r", f"{src}:={dst}"]
     for r in body.get("remap", []) or []:
         if not isinstance(r, dict) or "from" not in r or "to" not in r:
             raise LaunchError(f"{where}: remap entries need from and to, got {r!r}")

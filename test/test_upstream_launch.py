@@ -82,8 +82,13 @@ def typed(value):
     return (type(value).__name__, value)
 
 
+def _remaps(cmd: list) -> list:
+    """The -r rules of a command line in order, but the node name and namespace."""
+    return [cmd[k + 1] for k, a in enumerate(cmd) if a == "-r" and not cmd[k + 1].startswith(("__node:=", "__ns:="))]
+
+
 def upstream_view(case: dict) -> dict:
-    return {p["name"]: {"exe": p["cmd"][0], "node": p["node_name"], "ns": p["namespace"],
+    return {p["name"]: {"exe": p["cmd"][0], "node": p["node_name"], "ns": p["namespace"], "remaps": _remaps(p["cmd"]),
                         "params": {k: typed(v) for k, v in p["params"].items()}, "env": p["env"],
                         "ends_launch": p["on_exit_shutdown"]} for p in case["processes"]}
 
@@ -94,7 +99,7 @@ def hazard_view(desc) -> dict:
         cmd = p.cmd
         rules = dict(cmd[k + 1].split(":=", 1) for k, a in enumerate(cmd) if a == "-p")
         remaps = dict(cmd[k + 1].split(":=", 1) for k, a in enumerate(cmd) if a == "-r")
-        out[p.name] = {"exe": cmd[0], "node": remaps.get("__node"), "ns": remaps.get("__ns"),
+        out[p.name] = {"exe": cmd[0], "node": remaps.get("__node"), "ns": remaps.get("__ns"), "remaps": _remaps(cmd),
                        "params": {k: typed(yaml.safe_load(v)) for k, v in rules.items()}, "env": p.env,
                        "ends_launch": p.required}
     return out
@@ -153,7 +158,9 @@ def test_parameters_are_typed_as_the_nodes_declare_them(upstream_cases):
     assert es["navigation_node"]["params"]["max_linear_speed"] == ("float", 10.0)
     assert es["esar_reporter"]["params"]["use_sim_time"] == ("bool", True)
     for view in by.values():
-        for proc in view.values():
+        for name, proc in view.items():
+            if name != "mcap_recorder":          # every node's TF and clock in its robot's namespace
+                assert proc["remaps"][:3] == ["/tf:=tf", "/tf_static:=tf_static", "/clock:=clock"], name
             assert Path(proc["env"]["FASTDDS_DEFAULT_PROFILES_FILE"]).is_file()
             assert proc["exe"] == str(Path(sys.prefix) / "lib" / "hazard_stack" / proc["exe"].rsplit("/", 1)[-1])
 
