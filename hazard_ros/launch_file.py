@@ -248,6 +248,7 @@ class Process:
     exec: str = ""
     namespace: str = ""
     required: bool = False      # on_exit: shutdown: its end (whatever its exit code) ends the launch
+    pkg: str = ""               # a node's package
 
 
 def _required(body, ctx, where: str) -> bool:
@@ -513,7 +514,7 @@ def _node_process(body, ctx: Context, where: str) -> Process:
             raise LaunchError(f"{where}: remap entries need from and to, got {r!r}")
         ros += ["-r", f"{ctx.evaluate(r['from'], where)}:={ctx.evaluate(r['to'], where)}"]
     extra = shlex.split(ctx.evaluate(body.get("ros_args", ""), where))
-    return Process(name, cmd + ros + extra, _env(body, ctx, where), True, exe, ns, _required(body, ctx, where))
+    return Process(name, cmd + ros + extra, _env(body, ctx, where), True, exe, ns, _required(body, ctx, where), pkg)
 
 
 def _entry_point(pkg: str, exe: str) -> tuple[str, str] | None:

@@ -65,6 +65,7 @@ import threading
 import time
 from pathlib import Path
 
+from hazard_ros import launch_checks
 from hazard_ros import msg_guards as mg
 from hazard_ros.launch_file import (  # noqa: F401 (the launcher's API: describe, then run)
     PACKAGE,
@@ -357,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name} (default: {default!r}){': ' + doc if doc else ''}")
             return 0
         desc = describe(path, overrides)
+        bad = launch_checks.problems(desc, overrides)
+        if bad:
+            raise LaunchError("a node would not start; nothing was started:\n  " + "\n  ".join(bad))
         names = [p.name for p in desc.processes]
         if opts.exit_on and opts.exit_on not in names:
             raise LaunchError(f"--exit-on {opts.exit_on!r}: no such process; processes: {', '.join(names)}")

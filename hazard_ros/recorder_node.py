@@ -37,6 +37,7 @@ import importlib
 import os
 import re
 import sys
+import tempfile
 import threading
 from functools import partial
 from pathlib import Path
@@ -193,6 +194,25 @@ def bag_paths(output: str) -> tuple[Path, Path]:
     return d, d / f"{d.name}_0.mcap"
 
 
+def output_problem(output: str) -> str | None:
+    """Why a bag cannot be written at ``output`` (None: it can): an existing bag, or a place where
+    the directory cannot be made (its nearest existing parent is not a writable directory)."""
+    bag_dir, _ = bag_paths(output)
+    if bag_dir.exists() and (not bag_dir.is_dir() or any(bag_dir.iterdir())):
+        return (f"output {str(bag_dir)!r} already exists (rosbag2 does not overwrite a bag); "
+                "remove it or choose another name")
+    parent = bag_dir if bag_dir.exists() else bag_dir.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"cannot create the bag {str(bag_dir)!r}: {str(parent)!r} is not a directory"
+    try:                 # a real attempt: access() says yes to root in /proc and on read-only mounts
+        os.rmdir(tempfile.mkdtemp(prefix=".hazard_bag_check_", dir=parent))
+    except OSError as exc:
+        return f"cannot create the bag {str(bag_dir)!r} in {str(parent)!r}: {exc.strerror or exc}"
+    return None
+
+
 def request_qos(profiles) -> QoSProfile:
     """rosbag2's adaptation: reliable / transient local only if every publisher offers it."""
     qos = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST)
@@ -235,12 +255,15 @@ class Recorder(Node):
         except re.error as exc:
             raise ValueError(f"parameter 'exclude' is not a regular expression: {exc}") from None
         self.only = {t if t.startswith("/") else "/" + t for t in topics if t}
+        problem = output_problem(output)
+        if problem:
+            raise ValueError(problem)
         self.bag_dir, self.path = bag_paths(output)
-        if self.bag_dir.exists() and (not self.bag_dir.is_dir() or any(self.bag_dir.iterdir())):
-            raise ValueError(f"output {str(self.bag_dir)!r} already exists (rosbag2 does not overwrite a bag); "
-                             "remove it or choose another name")
-        self.bag_dir.mkdir(parents=True, exist_ok=True)
-        self._file = open(self.path, "wb")
+        try:
+            self.bag_dir.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "wb")
+        except OSError as exc:
+            raise ValueError(f"cannot create the bag {str(self.bag_dir)!r}: {exc.strerror or exc}") from None
         self._lock = threading.Lock()
         self.topic_info: dict[str, dict] = {}
         self.first_ns: int | None = None

@@ -58,6 +58,11 @@ PARAMETERS = {
 }
 
 
+#: the largest image side the renderers draw (software OpenGL's framebuffer limit is 16384; a
+#: 100000-px camera ended in "the framebuffer is not complete")
+MAX_CAMERA_SIDE = 8192
+
+
 def coerce(name: str, value, kind):
     """A parameter value as ``kind`` (numbers may come as int or float, bools as text)."""
     try:
@@ -75,10 +80,19 @@ def coerce(name: str, value, kind):
 def read_parameters(node) -> dict:
     """Declare every parameter on ``node`` and return the checked values (``ValueError``: which one
     is wrong and why)."""
-    out = {}
+    values = {}
     for name, (default, kind, doc) in PARAMETERS.items():
         node.declare_parameter(name, default, ParameterDescriptor(description=doc, dynamic_typing=True))
-        out[name] = coerce(name, node.get_parameter(name).value, kind)
+        values[name] = node.get_parameter(name).value
+    return parameters_from(values)
+
+
+def parameters_from(values: dict) -> dict:
+    """The checked parameters from raw ``values`` (missing ones: their defaults); also what
+    ``hazard_launch`` checks before it starts anything (hazard_ros.launch_checks)."""
+    out = {}
+    for name, (default, kind, _) in PARAMETERS.items():
+        out[name] = coerce(name, values.get(name, default), kind)
     if not (out["benchmark"] or out["task"]):
         raise ValueError(f"parameter 'benchmark' is required: one of {', '.join(benchmark_ids())}")
     try:
@@ -94,8 +108,9 @@ def read_parameters(node) -> dict:
 
 def check(out: dict) -> None:
     for name in ("camera_width", "camera_height"):
-        if out[name] <= 0:
-            raise ValueError(f"parameter {name!r} must be > 0, got {out[name]}")
+        if not 0 < out[name] <= MAX_CAMERA_SIDE:
+            raise ValueError(f"parameter {name!r} must be in 1..{MAX_CAMERA_SIDE} px (the renderer's largest "
+                             f"image side), got {out[name]}")
     if not 1.0 <= out["camera_hfov"] < 179.0:
         raise ValueError(f"parameter 'camera_hfov' must be in [1, 179) degrees, got {out['camera_hfov']}")
     for name in ("camera_rate", "odom_rate", "lidar_rate", "imu_rate", "gps_rate"):

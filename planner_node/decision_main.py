@@ -65,7 +65,14 @@ def make_decision_node() -> Node:
 
 def main(args=None) -> int:
     return run_node(make_decision_node, "decision_node", args, threads=4, work=lambda node: node.run(),
+                    start_errors=(ValueError, KeyError), start_error_line=_start_error_line,
                     work_errors=(ValueError, TimeoutError, KeyError))
+
+
+def _start_error_line(name: str, exc: Exception) -> str:
+    """One line (a KeyError's text without its quotes)."""
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+    return f"[{name}] error: {text}"
 
 
 if __name__ == "__main__":

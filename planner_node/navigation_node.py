@@ -146,6 +146,9 @@ class NavigationNode(NavInputs, GoalExecution, Node):
                                         "serve follow_waypoints, navigate_through_poses")
         if self.control_rate <= 0:
             raise ValueError(f"control_rate must be > 0, got {self.control_rate}")
+        if not 0.0 <= self.max_navigation_time < math.inf:          # (NaN fails too)
+            raise ValueError(f"max_navigation_time must be a finite number of s >= 0 (0: none), "
+                             f"got {self.max_navigation_time}")
         period = self.frame_dt if self.lockstep else 1.0 / self.control_rate
         self.follower_config = FollowerConfig(max_linear=vmax, max_angular=wmax, control_period=period,
                                               xy_tolerance=xy_tol, yaw_tolerance=yaw_tol, stuck_time=stuck,

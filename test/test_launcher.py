@@ -343,3 +343,38 @@ def test_sim_node_ends_its_episode_by_exiting():
     for bad in (float("nan"), float("inf")):
         with pytest.raises(ValueError, match="exit_after_episode"):
             check(dict(good, exit_after_episode=bad))
+
+
+@pytest.mark.parametrize("arg,message", [
+    ("camera_width:=100000", "sim_node: parameter 'camera_width' must be in 1..8192 px"),
+    ("record:=/proc/no_such_dir/bag", "mcap_recorder: cannot create the bag '/proc/no_such_dir/bag'"),
+    ("record:=/etc/hostname/bag", "'/etc/hostname' is not a directory"),
+    ("benchmark:=hazard/lava", "unknown benchmark 'hazard/lava'"),
+    ("namespace:=bad//ns", "Invalid namespace: namespace must not contain repeated '/'"),
+    ("navigation_timeout:=nan", "navigation_node: parameter 'max_navigation_time' must be a finite number"),
+    ("navigation_timeout:=-1", "navigation_node: parameter 'max_navigation_time' must be a finite number"),
+    ("agent:=frontier", "decision_node: unknown agent 'frontier' for hazard/fire"),
+])
+def test_launch_arguments_are_checked_before_any_node_starts(arg, message, capsys):
+    """Each node's own start-up rules, applied by hazard_launch to the parameters the launch file
+    gives it: exit 2, one line naming the node, the parameter and the launch argument; nothing started."""
+    pytest.importorskip("rclpy")
+    assert launcher.main([str(LAUNCH_FILE), arg, "frame_limit:=5"]) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and f"(launch argument {arg})" in captured.err, captured.err
+    assert "nothing was started" in captured.err and "started" not in captured.out and "Traceback" not in captured.err
+
+
+def test_the_nodes_refuse_the_same_values_in_one_line(tmp_path):
+    """Under ROS 2's own launch nothing checks first: the node refuses the value itself (exit 2, one line)."""
+    pytest.importorskip("rclpy")
+    from helpers import launch_env
+    for exe, params in (("sim_node", ["task:=fire", "camera_width:=100000"]),
+                        ("navigation_node", ["max_navigation_time:=.nan"]),
+                        ("mcap_recorder", ["output:=/proc/no_such_dir/bag"]),
+                        ("decision_node", ["benchmark:=hazard/lava", "agent:=greedy"])):
+        args = [x for p in params for x in ("-p", p)]
+        proc = subprocess.run([PY, "-c", f"import sys; from hazard_ros.entry import {exe} as f; sys.exit(f())",
+                               "--ros-args", *args], capture_output=True, text=True, env=launch_env(), timeout=60)
+        assert proc.returncode == 2, (exe, proc.stderr[-2000:])
+        assert "Traceback" not in proc.stderr and f"[{exe}] error:" in proc.stderr, (exe, proc.stderr[-2000:])

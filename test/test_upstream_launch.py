@@ -306,3 +306,13 @@ def test_esar_nodes_run_and_a_killed_node_fails_the_launch(launcher, tmp_path):
         assert "process 'mapping_node' crashed (signal SIGKILL)" in out and proc.returncode == 1, out[-4000:]
     for name in ("sim_node", "perception_node", "navigation_node", "decision_node"):
         assert not _pids(name, f"probe{domain}"), f"{name} left running"
+
+
+def test_a_wrong_argument_under_upstream_launch_is_one_line_and_fails_the_launch():
+    """ros2 launch checks nothing first: sim_node refuses the camera itself (one line, exit 2),
+    exit_status.launch.py fails the launch and the other nodes are stopped."""
+    up = _ros2_launch(["hazard.launch.yaml", "camera_width:=100000"], upstream_env())
+    out = _finish(up, 120)
+    assert up.returncode == 1 and "ros2 launch rc=1" in out, out[-4000:]
+    assert "[sim_node] error: parameter 'camera_width' must be in 1..8192 px" in out, out[-4000:]
+    assert "failed (exit code 2); stopping the launch" in out and "Traceback" not in out, out[-4000:]
