@@ -82,8 +82,14 @@ def test_exit_codes_are_the_documented_ones(tmp_path):
     out, _ = proc.communicate(timeout=40)
     assert proc.returncode == 130, out[-3000:]
     assert "terminate called" not in out and "Traceback" not in out, out[-3000:]
-    # a node that cannot start (bad parameter): 1, the others stopped
+    # a bad parameter the launcher sees (an unknown task): 2, nothing started (hazard_ros.launch_checks)
     proc = _launch(tmp_path, NODES.replace("- {name: task, value: fire}", "- {name: task, value: lava}"))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "[launcher] started" not in out, out[-3000:]
+    assert "sim_node: unknown benchmark 'lava'" in out, out[-3000:]
+    # a node that cannot start for what only it finds out (no episode file there): 1, the others stopped
+    no_episodes = f"- {{name: task, value: fire}}\n    - {{name: dataset_root, value: {tmp_path}}}"
+    proc = _launch(tmp_path, NODES.replace("- {name: task, value: fire}", no_episodes))
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 1, out[-3000:]
     assert "process 'sim_node' crashed (exit code 2)" in out and "terminate called" not in out, out[-3000:]
