@@ -446,3 +446,44 @@ def test_save_viz_writes_the_map_and_the_camera_video(tmp_path):
     m = run_episode("esar", "test", 24, "random", 0, camera=CAM, save_viz=str(tmp_path))
     assert (tmp_path / "map.png").stat().st_size > 10000
     assert m["viz"]["video"].endswith((".mp4", ".gif")) and (tmp_path / m["viz"]["video"].split("/")[-1]).exists()
+
+
+def test_airsim_api_refuses_non_finite_and_impossible_arguments():
+    """Every flight call with a NaN / infinite duration, speed or angle, a negative or NaN time
+    limit, a negative speed to a position, and a report off the map: one ApiError naming the
+    argument, the UAV where it was, no report kept. An infinite time limit means the call's cap."""
+    from hazard_sim.tasks.esar.api import ApiError, MultirotorClient
+    c = MultirotorClient(episode=21, camera=CAM)
+    c.enableApiControl(True)
+    c.armDisarm(True)
+    start, frame = c.env.agent.position.copy(), c.env.world.frame
+    nan, inf = float("nan"), float("inf")
+    calls = [
+        (lambda: c.moveByVelocityAsync(1, 0, 0, inf), "duration must be a finite number"),
+        (lambda: c.moveByVelocityAsync(1, 0, 0, nan), "duration must be a finite number"),
+        (lambda: c.moveByVelocityAsync(nan, 0, 0, 1), "vx must be a finite number"),
+        (lambda: c.moveByVelocityAsync(0, 0, inf, 1), "vz must be a finite number"),
+        (lambda: c.moveByVelocityBodyFrameAsync(1, 0, 0, -1), "duration must be > 0"),
+        (lambda: c.rotateByYawRateAsync(30, inf), "duration must be a finite number"),
+        (lambda: c.rotateByYawRateAsync(nan, 1), "yaw_rate must be a finite number"),
+        (lambda: c.landAsync(timeout_sec=nan), "timeout_sec must be > 0"),
+        (lambda: c.landAsync(timeout_sec=-5), "timeout_sec must be > 0"),
+        (lambda: c.takeoffAsync(timeout_sec="soon"), "timeout_sec must be a number"),
+        (lambda: c.moveToPositionAsync(0, 20, -5, -5), "velocity must be > 0"),
+        (lambda: c.moveToPositionAsync(0, 20, -5, nan), "velocity must be a finite number"),
+        (lambda: c.moveToPositionAsync(nan, 20, -5, 5), "x must be a finite number"),
+        (lambda: c.moveToPositionAsync(0, 20, -5, 5, timeout_sec=nan), "timeout_sec must be > 0"),
+        (lambda: c.rotateToYawAsync(inf), "yaw must be a finite number"),
+        (lambda: c.rotateToYawAsync(90, timeout_sec=nan), "timeout_sec must be > 0"),
+        (lambda: c.reportVictim([1e308, 5.0, 0.0]), "outside the map"),
+        (lambda: c.reportVictim([nan, 5.0]), "victim position must be a finite number"),
+        (lambda: c.reportVictim(5.0), r"must be \[x, y\] or \[x, y, z\]"),
+        (lambda: c.reportClue("backpack", [5.0, -1e9]), "outside the map"),
+    ]
+    for call, message in calls:
+        with pytest.raises(ApiError, match=message):
+            call()
+    assert c.env.world.frame == frame and np.allclose(c.env.agent.position, start)   # nothing flew
+    assert not c.env.task.victim_reports and not c.env.task.clue_reports
+    assert c.rotateToYawAsync(90, timeout_sec=inf).join().success                    # inf: the call's own cap
+    assert c.landAsync(timeout_sec=inf).join().status is not None

@@ -102,6 +102,36 @@ class ApiError(RuntimeError):
     """A call the API cannot carry out (API control off, unknown camera, crashed UAV)."""
 
 
+def _finite(value, what: str) -> float:
+    """``value`` as a float; ApiError unless it is a finite number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ApiError(f"{what} must be a number, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(v):
+        raise ApiError(f"{what} must be a finite number, got {value!r}")
+    return v
+
+
+def _duration(value, what: str = "duration") -> float:
+    """A duration: finite and > 0 s."""
+    v = _finite(value, what)
+    if not v > 0:
+        raise ApiError(f"{what} must be > 0 s, got {value!r}")
+    return v
+
+
+def _timeout(value, cap: float, what: str = "timeout_sec") -> float:
+    """A time limit: > 0 s, NaN refused; infinity (or AirSim's 3e38 "for ever") means the call's cap."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ApiError(f"{what} must be a number of s, got {value!r}") from None
+    if isinstance(value, bool) or math.isnan(v) or not v > 0:
+        raise ApiError(f"{what} must be > 0 s, got {value!r}")
+    return min(v, cap)
+
+
 class _Done:
     def __init__(self, outcome: Outcome):
         self.outcome = outcome
@@ -176,18 +206,20 @@ class MultirotorClient:
     def takeoffAsync(self, timeout_sec: float = 20.0, vehicle_name: str = "") -> _Done:
         """Climb to 5 m above the ground if landed (hover if already flying)."""
         self._ready()
+        max_s = _timeout(timeout_sec, 600.0)
         b = self.env.agent
         if not b.landed:
             return _Done(fly_velocity(self.env, 0, 0, 0, 0, 0.5))
         target = b.position + [0, 0, 5.0]
-        return _Done(fly_to(self.env, target, 2.0, b.yaw, max_s=timeout_sec))
+        return _Done(fly_to(self.env, target, 2.0, b.yaw, max_s=max_s))
 
     def landAsync(self, timeout_sec: float = 60.0, vehicle_name: str = "") -> _Done:
         """Descend at 1 m/s until the skids touch the ground (not a crash), then stay landed."""
         self._ready()
+        timeout_sec = _timeout(timeout_sec, 600.0)
         env, b = self.env, self.env.agent
         terrain = env.world.scene.terrain
-        for _ in range(int(timeout_sec / FRAME_DT)):
+        for _ in range(max(1, int(timeout_sec / FRAME_DT))):
             agl = b.z - terrain.surface_at(b.position, b.radius)
             if agl <= b.radius + 0.3:
                 b.set_landed(True)
@@ -210,9 +242,8 @@ class MultirotorClient:
                             yaw_mode: YawMode | None = None, vehicle_name: str = "") -> _Done:
         """World-frame NED velocity (m/s) for ``duration`` s."""
         self._ready()
-        if not duration > 0:
-            raise ApiError(f"duration must be > 0 s, got {duration}")
-        v = ned_to_enu([vx, vy, vz])
+        duration = _duration(duration)
+        v = ned_to_enu([_finite(vx, "vx"), _finite(vy, "vy"), _finite(vz, "vz")])
         b = self.env.agent
         wz = self._yaw_rate(yaw_mode)
         out = None
@@ -231,28 +262,33 @@ class MultirotorClient:
                                      yaw_mode: YawMode | None = None, vehicle_name: str = "") -> _Done:
         """Body-frame FRD velocity (forward, right, down; m/s) for ``duration`` s."""
         self._ready()
-        if not duration > 0:
-            raise ApiError(f"duration must be > 0 s, got {duration}")
+        duration = _duration(duration)
+        vx, vy, vz = _finite(vx, "vx"), _finite(vy, "vy"), _finite(vz, "vz")
         return _Done(fly_velocity(self.env, vx, -vy, -vz, self._yaw_rate(yaw_mode), duration))
 
     def moveToPositionAsync(self, x, y, z, velocity, timeout_sec: float = 3e38, drivetrain=None,
                             yaw_mode: YawMode | None = None, vehicle_name: str = "") -> _Done:
-        """Fly to NED position (m from home) at ``velocity`` m/s."""
+        """Fly to NED position (m from home) at ``velocity`` m/s (> 0: a speed, not a direction)."""
         self._ready()
-        target = self.home + ned_to_enu([x, y, z])
+        target = self.home + ned_to_enu([_finite(x, "x"), _finite(y, "y"), _finite(z, "z")])
+        velocity = _finite(velocity, "velocity")
+        if not velocity > 0:
+            raise ApiError(f"velocity must be > 0 m/s (a speed; the direction is the target's), got {velocity}")
+        max_s = _timeout(timeout_sec, 600.0)
         if not self.env.world.scene.contains(target):
             raise ApiError(f"position {x, y, z} (NED from home) is outside the map")
         yaw = None if yaw_mode is None or yaw_mode.is_rate else yaw_ned_deg_to_enu(yaw_mode.yaw_or_rate)
-        return _Done(fly_to(self.env, target, float(velocity), yaw, max_s=min(timeout_sec, 600.0)))
+        return _Done(fly_to(self.env, target, velocity, yaw, max_s=max_s))
 
     def rotateToYawAsync(self, yaw, timeout_sec: float = 3e38, margin: float = 5, vehicle_name: str = "") -> _Done:
         """Turn in place to NED yaw ``yaw`` (degrees, clockwise from north)."""
         self._ready()
-        return _Done(fly_to(self.env, self.env.agent.position, 1.0, yaw_ned_deg_to_enu(yaw),
-                            max_s=min(timeout_sec, 60.0)))
+        yaw, max_s = _finite(yaw, "yaw"), _timeout(timeout_sec, 60.0)
+        return _Done(fly_to(self.env, self.env.agent.position, 1.0, yaw_ned_deg_to_enu(yaw), max_s=max_s))
 
     def rotateByYawRateAsync(self, yaw_rate, duration, vehicle_name: str = "") -> _Done:
         self._ready()
+        yaw_rate, duration = _finite(yaw_rate, "yaw_rate"), _duration(duration)
         return _Done(fly_velocity(self.env, 0, 0, 0, -math.radians(yaw_rate), duration))
 
     # ------------------------------------------------------------ state
@@ -305,11 +341,25 @@ class MultirotorClient:
         return out
 
     # ------------------------------------------------------------ ESAR reports and results
+    def _on_map(self, position, what: str) -> list:
+        """A report's position (world metres, as the task's reports): 2 or 3 finite numbers on the map."""
+        try:
+            pos = [_finite(v, what) for v in position]
+        except TypeError:
+            raise ApiError(f"{what} must be [x, y] or [x, y, z] in metres, got {position!r}") from None
+        if len(pos) not in (2, 3):
+            raise ApiError(f"{what} must be [x, y] or [x, y, z] in metres, got {position!r}")
+        if not self.env.world.scene.contains(pos[:2]):
+            raise ApiError(f"{what} {pos} is outside the map")
+        return pos
+
     def reportClue(self, cls: str, position) -> None:
-        self.env.task._record(self.env, self.env.task.parse({"clues": [{"class": cls, "position": list(position)}]}))
+        pos = self._on_map(position, "clue position")
+        self.env.task._record(self.env, self.env.task.parse({"clues": [{"class": cls, "position": pos}]}))
 
     def reportVictim(self, position) -> None:
-        self.env.task._record(self.env, self.env.task.parse({"victims": [list(position)]}))
+        pos = self._on_map(position, "victim position")
+        self.env.task._record(self.env, self.env.task.parse({"victims": [pos]}))
 
     def metrics(self) -> dict:
         return self.env.metrics()
