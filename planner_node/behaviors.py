@@ -102,7 +102,7 @@ class BehaviorServer:
             elif action is Spin:
                 angle = float(req.target_yaw)
                 if not math.isfinite(angle):
-                    raise NavigationError(ErrorCode.UNKNOWN, f"target_yaw {angle} is not finite")
+                    raise NavigationError(ErrorCode.INVALID_INPUT, f"target_yaw {angle} is not finite")
                 make = lambda on_gait: SpinFollower(node.follower_config, angle, on_gait)  # noqa: E731
                 goal = GoalSpec(pose[:2].copy(), float(pose[2]) + angle, follower=make, label=f"spin {angle:.2f} rad")
             else:
@@ -130,7 +130,7 @@ class BehaviorServer:
                 fb.distance_traveled = float(np.linalg.norm(pose[:2] - state["start"][:2]))
             gh.publish_feedback(fb)
 
-        result = node.run_goal(gh, spec, feedback, action.Result())
+        result = node.run_goal(gh, spec, feedback, action.Result(), codes=behavior_codes(action))
         result.total_elapsed_time = duration_msg(state["elapsed"])
         return result
 
@@ -141,7 +141,10 @@ class BehaviorServer:
             distance, speed = -abs(distance), -abs(speed)
         if req.target.y != 0.0 or req.target.z != 0.0:
             raise NavigationError(ErrorCode.INVALID_INPUT, "only target.x is driven (target.y and target.z must be 0)")
-        if speed == 0.0 or not math.isfinite(distance) or distance == 0.0 or (distance > 0) != (speed > 0):
+        if not (math.isfinite(distance) and math.isfinite(speed)):
+            raise NavigationError(ErrorCode.INVALID_INPUT, f"speed {speed:g} and distance {distance:g} must be "
+                                                           "finite numbers")
+        if speed == 0.0 or distance == 0.0 or (distance > 0) != (speed > 0):
             raise NavigationError(ErrorCode.INVALID_INPUT, f"speed {speed:g} and distance {distance:g} must be "
                                                            "non-zero with the same sign")
 

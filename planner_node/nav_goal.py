@@ -102,14 +102,17 @@ class GoalExecution:
         self.compute_times: list[float] = []    # wall s per cycle spent in this node (pose, map, control)
 
     # ------------------------------------------------------------ the goal
-    def run_goal(self, gh, make_spec: Callable[[], GoalSpec], feedback, result):
+    def run_goal(self, gh, make_spec: Callable[[], GoalSpec], feedback, result, codes=None):
         """Execute one goal (an action server's execute callback); ``make_spec()`` builds its
         GoalSpec under the drive lock (raising NavigationError for a bad goal);
         ``feedback(gh, pose, stamp_ns, elapsed, cmd, recoveries)`` publishes the action's
-        feedback; ``result`` is the action's empty result, filled with the error."""
+        feedback; ``result`` is the action's empty result, filled with the error. ``codes``: the
+        action's result code of an ErrorCode, for errors raised before the spec exists (a bad
+        goal; default: the spec's own, else the ErrorCode's number)."""
         with self._cv:
             self._running_goals += 1
-        codes = lambda code: int(code)      # noqa: E731 - until the spec says otherwise
+        if codes is None:
+            codes = lambda code: int(code)      # noqa: E731 - until the spec says otherwise
         try:
             my_id = bytes(gh.goal_id.uuid)
             self._active_goal, self._preempt_reason = my_id, None   # a newer goal preempts the running one

@@ -39,12 +39,19 @@ from lifecycle_msgs.srv import GetState
 from nav2_msgs.action import DriveOnHeading, FollowWaypoints, NavigateThroughPoses, NavigateToPose
 from rclpy.action import ActionClient
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.task import Future
 
 from hazard_ros import ros_qos as qos
 from hazard_sim.rotations import yaw_to_quaternion
 from planner_node.commander_api import CommanderApi, as_goals
+
+
+def _global_executor(node):
+    """rclpy's global executor if one exists for the node's context (None otherwise; never makes one)."""
+    import rclpy
+    ex = getattr(rclpy, "__executor", None)
+    return ex if ex is not None and getattr(ex, "context", None) is node.context else None
 
 
 class TaskResult(IntEnum):
@@ -116,6 +123,10 @@ class Navigator(CommanderApi):
         self._initial_pose_received = False
         self._initial_pose_pub = None
         self._amcl_sub = None
+        #: how long a goal waits for its action server (s; None: for ever, as BasicNavigator) and for
+        #: the server's answer to the request; after either the call returns None with getTaskError()
+        self.server_timeout: float | None = 60.0
+        self.response_timeout: float | None = 30.0
 
     @classmethod
     def create(cls, node_name: str = "basic_navigator", namespace: str = "", context=None) -> "Navigator":
@@ -127,22 +138,42 @@ class Navigator(CommanderApi):
 
     # ------------------------------------------------------------ spinning
     def _spins_itself(self) -> bool:
+        """Whether this Navigator must spin its node itself: no executor has it, or its own does,
+        or rclpy's global one (``rclpy.spin_once(nav.node)`` put it there; nothing spins that
+        executor afterwards, so BasicNavigator spins it here, and so does this), or an executor
+        it was removed from (``rclpy.spin_once`` removes it again but leaves ``node.executor`` set)."""
         ex = self.node.executor
-        return ex is None or ex is self._own_executor
+        return (ex is None or ex is self._own_executor or self.node not in ex.get_nodes()
+                or ex is _global_executor(self.node))
 
     def _wait_future(self, future, timeout_sec: float | None) -> bool:
-        """Wait for ``future``; True when it is done."""
+        """Wait for ``future``; True when it is done. The wait goes in slices of at most 0.1 s,
+        so a signal's handler runs (rclpy's SIGINT / SIGTERM handlers shut the context down) and
+        a shut-down context ends the wait (False)."""
         if future.done():
             return True
-        if self._spins_itself():
-            if self._own_executor is None:
-                self._own_executor = SingleThreadedExecutor(context=self.node.context)
-                self._own_executor.add_node(self.node)
-            self._own_executor.spin_until_future_complete(future, timeout_sec=timeout_sec)
-            return future.done()
-        event = threading.Event()
-        future.add_done_callback(lambda _: event.set())
-        event.wait(timeout_sec)
+        end = None if timeout_sec is None else time.monotonic() + timeout_sec
+        event = None
+        while not future.done() and self.node.context.ok():
+            left = 0.1 if end is None else min(0.1, end - time.monotonic())
+            if left <= 0:
+                break
+            if self._spins_itself():
+                ex = self.node.executor
+                if ex is None or self.node not in ex.get_nodes():
+                    if self._own_executor is None:
+                        self._own_executor = SingleThreadedExecutor(context=self.node.context)
+                    self._own_executor.add_node(self.node)
+                    ex = self._own_executor
+                try:
+                    ex.spin_until_future_complete(future, timeout_sec=left)
+                except ExternalShutdownException:      # SIGINT / SIGTERM shut the context down
+                    break
+            else:
+                if event is None:
+                    event = threading.Event()
+                    future.add_done_callback(lambda _: event.set())
+                event.wait(left)
         return future.done()
 
     def _log(self):
@@ -156,8 +187,8 @@ class Navigator(CommanderApi):
 
     def _wait_server(self, client, name: str, timeout_sec: float | None) -> bool:
         end = None if timeout_sec is None else time.monotonic() + timeout_sec
-        while not client.server_is_ready():
-            if end is not None and time.monotonic() >= end:
+        while not (self.node.context.ok() and client.server_is_ready()):
+            if (end is not None and time.monotonic() >= end) or not self.node.context.ok():
                 self._log().warning(f"action server {name!r} not available")
                 return False
             self._pause(0.1)
@@ -265,6 +296,9 @@ class Navigator(CommanderApi):
         end = None if timeout_sec is None else time.monotonic() + timeout_sec
         cancel_deadline = None
         while not self.is_task_complete(0.1):
+            if not self.node.context.ok():
+                self._log().error("the ROS context was shut down while a navigation goal ran")
+                break
             now = time.monotonic()
             if cancel_deadline is None:
                 if (end is not None and now > end) or (cancel_if is not None and cancel_if(self.feedback)):
@@ -290,7 +324,13 @@ class Navigator(CommanderApi):
 
     def _send_with(self, client, goal, what: str, unknown_code: int, task=None):
         self.clearTaskError()
-        while not client.server_is_ready():
+        end = None if self.server_timeout is None else time.monotonic() + self.server_timeout
+        while not (self.node.context.ok() and client.server_is_ready()):
+            if not self.node.context.ok():
+                return self._refused(unknown_code, f"{what}: the ROS context was shut down")
+            if end is not None and time.monotonic() >= end:
+                return self._refused(unknown_code, f"{what!r} action server not available after "
+                                                   f"{self.server_timeout:g} s (Navigator.server_timeout)")
             self._log().info(f"{what!r} action server not available, waiting...",
                              throttle_duration_sec=1.0)
             self._pause(0.1)
@@ -299,7 +339,10 @@ class Navigator(CommanderApi):
         self.status = GoalStatus.STATUS_UNKNOWN
         self.goal_handle = self.result_future = None
         send = client.send_goal_async(goal, feedback_callback=self._on_feedback)
-        self._wait_future(send, None)
+        if not self._wait_future(send, self.response_timeout):
+            return self._refused(unknown_code, f"{what} request got no answer within {self.response_timeout:g} s "
+                                               "(Navigator.response_timeout)" if self.node.context.ok()
+                                 else f"{what}: the ROS context was shut down")
         self.goal_handle = send.result()
         if self.goal_handle is None or not self.goal_handle.accepted:
             self.setTaskError(unknown_code, f"{what} request was rejected!")
@@ -307,6 +350,11 @@ class Navigator(CommanderApi):
             return None
         self.result_future = self.goal_handle.get_result_async()
         return RunningTask(task) if task is not None else RunningTask.NONE
+
+    def _refused(self, code: int, message: str) -> None:
+        self.setTaskError(code, message)
+        self._log().error(message)
+        return None
 
     def goToPose(self, pose: PoseStamped, behavior_tree: str = ""):
         """Send a NavigateToPose goal; RunningTask.NAVIGATE_TO_POSE, or None if rejected."""
@@ -361,24 +409,33 @@ class Navigator(CommanderApi):
     def getTaskError(self) -> tuple[int, str]:
         return self.error_code, self.error_msg
 
-    def _wait_active(self, node_name: str, poll: float = 2.0) -> None:
+    def _wait_active(self, node_name: str, end: float | None, poll: float = 2.0) -> None:
         """BasicNavigator._waitForNodeToActivate: GetState on ``<node_name>/get_state`` until
-        the label is ``active``."""
+        the label is ``active``; TimeoutError at ``end`` (monotonic s; None: never)."""
         client = self.node.create_client(GetState, f"{node_name}/get_state")
         try:
             while not client.service_is_ready():
+                self._check_wait(end, f"{node_name}/get_state service not available")
                 self._log().info(f"{node_name}/get_state service not available, waiting...",
                                  throttle_duration_sec=1.0)
                 self._pause(0.1)
             while True:
+                self._check_wait(end, f"{node_name} is not active")
                 future = client.call_async(GetState.Request())
-                self._wait_future(future, None)
-                result = future.result()
+                self._wait_future(future, None if end is None else max(0.1, end - time.monotonic()))
+                result = future.result() if future.done() else None
                 if result is not None and result.current_state.label == "active":
                     return
                 self._pause(poll)
         finally:
             self.node.destroy_client(client)
+
+    def _check_wait(self, end: float | None, what: str) -> None:
+        if not self.node.context.ok():
+            raise RuntimeError(f"{what}: the ROS context was shut down")
+        if end is not None and time.monotonic() >= end:
+            raise TimeoutError(f"{what} after {self.server_timeout:g} s (Navigator.server_timeout; None waits "
+                               "for ever, as BasicNavigator)")
 
     def setInitialPose(self, initial_pose: PoseStamped) -> None:
         self._initial_pose_received = False
@@ -398,18 +455,23 @@ class Navigator(CommanderApi):
 
     def waitUntilNav2Active(self, navigator: str = "bt_navigator", localizer: str = "amcl") -> None:
         """Block until the localizer and the navigator report ``active`` (BasicNavigator's
-        order and services), then until the navigate_to_pose server is discovered."""
+        order and services), then until the navigate_to_pose server is discovered. Unlike
+        BasicNavigator it gives up after ``server_timeout`` s (TimeoutError naming what it waited for)
+        and when the ROS context is shut down (RuntimeError)."""
+        end = None if self.server_timeout is None else time.monotonic() + self.server_timeout
         if localizer != "robot_localization":
-            self._wait_active(localizer)
+            self._wait_active(localizer, end)
         if localizer == "amcl":
             if self._amcl_sub is None:
                 self._amcl_sub = self.node.create_subscription(PoseWithCovarianceStamped, "amcl_pose",
                                                                self._on_amcl_pose, qos.LATCHED)
             while not self._initial_pose_received:
+                self._check_wait(end, "no amcl_pose")
                 self._publish_initial_pose()
                 self._pause(0.2)
-        self._wait_active(navigator)
-        self.wait_for_server()
+        self._wait_active(navigator, end)
+        if not self.wait_for_server(None if end is None else max(0.1, end - time.monotonic())):
+            self._check_wait(end, f"action server {self.action_name!r} not available")
         self._log().info("Nav2 is ready for use!")
 
     def info(self, msg: str) -> None:

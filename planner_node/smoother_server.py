@@ -5,7 +5,7 @@ the map's cells) on the global costmap's obstacles grown by the robot radius: no
 into them.  Like Nav2's smoother server:
 
 * ``smoother_id`` '' or ``simple_smoother`` (Nav2's default name), else INVALID_SMOOTHER;
-* fewer than 2 poses: INVALID_PATH; no map: UNKNOWN;
+* fewer than 2 poses, or a pose that is not finite (NaN / inf): INVALID_PATH; no map: UNKNOWN;
 * ``max_smoothing_duration`` (> 0) bounds the time spent: ``was_completed`` false when it
   ran out (the path smoothed so far is returned; Nav2 fails with TIMEOUT only when nothing
   could be done: here never);
@@ -17,6 +17,7 @@ into them.  Like Nav2's smoother server:
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -59,6 +60,11 @@ class SmootherServer:
                                                               f"{', '.join(map(repr, SMOOTHER_IDS))}")
         if len(req.path.poses) < 2:
             return self._fail(gh, result, r.INVALID_PATH, f"a path of {len(req.path.poses)} poses cannot be smoothed")
+        bad = next((k for k, ps in enumerate(req.path.poses) if not all(map(math.isfinite, (
+            ps.pose.position.x, ps.pose.position.y, ps.pose.position.z, ps.pose.orientation.x, ps.pose.orientation.y,
+            ps.pose.orientation.z, ps.pose.orientation.w)))), None)
+        if bad is not None:
+            return self._fail(gh, result, r.INVALID_PATH, f"pose {bad} of the path is not finite (NaN or inf)")
         with node._cv:
             omap, version = node._global_map.effective(), node._global_map.version
         if omap is None:

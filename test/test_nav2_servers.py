@@ -13,6 +13,7 @@ a deadline.
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 import random
@@ -185,6 +186,10 @@ def test_smoother_keeps_ends_and_stays_off_obstacles(ros):
     assert not blocked[i, j].any()                          # no pose moved into an obstacle
     assert nav.smoothPath(path, smoother_id="nope") is None
     assert nav.getTaskError()[0] == SmoothPath.Result.INVALID_SMOOTHER
+    bad = copy.deepcopy(path)
+    bad.poses[len(bad.poses) // 2].pose.position.x = float("nan")       # refused, not an internal error
+    assert nav.smoothPath(bad) is None
+    assert nav.getTaskError()[0] == SmoothPath.Result.INVALID_PATH and "not finite" in nav.getTaskError()[1]
 
 
 def test_follow_path_with_feedback_and_error_codes(ros):
@@ -244,6 +249,12 @@ def test_behaviors_check_ahead_and_report_collisions(ros):
     assert "bumped" in nav.getTaskError()[1] and here(ros, "lock")[0] > 3.5
     nav.driveOnHeading(1.0, -0.5)
     assert wait_task(nav) == TaskResult.FAILED and nav.getTaskError()[0] == DriveOnHeading.Result.INVALID_INPUT
+    for dist, speed in ((float("nan"), 0.5), (0.3, float("nan")), (float("inf"), 0.5)):
+        nav.backup(dist, speed)
+        assert wait_task(nav) == TaskResult.FAILED and nav.getTaskError()[0] == BackUp.Result.INVALID_INPUT, \
+            (dist, speed, nav.getTaskError())
+    nav.spin(float("nan"))
+    assert wait_task(nav) == TaskResult.FAILED and "not finite" in nav.getTaskError()[1]
 
 
 def test_costmaps_inflate_and_clears_have_their_effect(ros):
