@@ -207,7 +207,7 @@ def output_problem(output: str) -> str | None:
     if not parent.is_dir():
         return f"cannot create the bag {str(bag_dir)!r}: {str(parent)!r} is not a directory"
     try:                 # a real attempt: access() says yes to root in /proc and on read-only mounts
-        os.rmdir(tempfile.mkdtemp(prefix=".hazard_bag_check_", dir=parent))
+        os.rmdir(tempfile.mkdtemp(prefix=".bag_write_check_", dir=parent))
     except OSError as exc:
         return f"cannot create the bag {str(bag_dir)!r} in {str(parent)!r}: {exc.strerror or exc}"
     return None
