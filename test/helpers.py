@@ -1,6 +1,6 @@
 """Small helpers shared by several test modules (imported as ``helpers``: pytest puts test/ on the path).
 
-- launcher runs: :func:`launch_env`, :func:`sim_node_launch`;
+- launcher runs: :func:`launch_env`, :func:`sim_node_launch`, :func:`finish`;
 - ROS waits: :func:`spin_until`;
 - stand-ins: :class:`TensorStandIn` (a torch tensor's ``.cpu().numpy()``);
 - JSON fuzzing: :func:`json_paths`, :func:`json_get`, :func:`mutate_json`;
@@ -47,6 +47,21 @@ def sim_node_launch(width: int, height: int, *entries: str, task: str = "fire") 
              "    - {name: exit_after_episode, value: 1.0}",
              *entries]
     return "\n".join(lines) + "\n"
+
+
+def finish(proc, timeout: float) -> str:
+    """The output of a process started in a session of its own (text mode) once it ends within
+    ``timeout`` s; its whole process group is killed if it has not (the caller checks the code)."""
+    import signal
+    import subprocess
+    try:
+        return proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        return ""
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(30)
 
 
 # ------------------------------------------------------------------ ROS waits

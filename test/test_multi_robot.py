@@ -7,12 +7,10 @@ by r2's TF, rescued its first object at frame 167 instead of 147.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 
-from helpers import REPO, launch_env
+from helpers import REPO, finish, launch_env
 
 PY = sys.executable
 TEST_TIME_LIMIT_S = 200
@@ -26,26 +24,17 @@ def _start(ns: str, out, env: dict) -> subprocess.Popen:
                             env=env, cwd=REPO, start_new_session=True)
 
 
-def _wait(proc: subprocess.Popen, timeout: float = 120) -> str:
-    try:
-        return proc.communicate(timeout=timeout)[0]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(30)
-
-
 def test_two_namespaced_stacks_on_one_domain_give_their_metrics_alone(tmp_path):
     env = launch_env()                                   # one domain for both robots
     alone = {}
     for ns in ROBOTS:
         proc = _start(ns, tmp_path / f"{ns}_alone.json", env)
-        log = _wait(proc)
+        log = finish(proc, 120)
         assert proc.returncode == 0, log[-3000:]
         alone[ns] = json.loads((tmp_path / f"{ns}_alone.json").read_text())
     assert alone["r1"]["rescued_count"] >= 1            # the first rescue (frame 147) is within the run
     procs = {ns: _start(ns, tmp_path / f"{ns}_both.json", env) for ns in ROBOTS}
-    logs = {ns: _wait(p) for ns, p in procs.items()}
+    logs = {ns: finish(p, 120) for ns, p in procs.items()}
     for ns, proc in procs.items():
         assert proc.returncode == 0, logs[ns][-3000:]
         assert json.loads((tmp_path / f"{ns}_both.json").read_text()) == alone[ns], ns

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import REPO, launch_env
+from helpers import REPO, finish, launch_env
 
 UPSTREAM = REPO.parent / "shared" / "upstream" / "ros2_launch_jazzy"
 PROBE = REPO / "test" / "upstream_launch_probe.py"
@@ -185,28 +185,19 @@ def _hazard_launch(args: list[str], env: dict) -> subprocess.Popen:
                             stderr=subprocess.STDOUT, text=True, env=env, cwd=REPO, start_new_session=True)
 
 
-def _finish(proc: subprocess.Popen, timeout: float) -> str:
-    try:
-        return proc.communicate(timeout=timeout)[0]
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(30)
-
-
 def test_a_fire_episode_under_upstream_launch_gives_hazard_launchs_metrics(tmp_path):
     """The quick start's episode (fire test 24, greedy), its first 300 frames (the first rescue is
     at frame 147): upstream launch ends with 0 at the episode's end, with the same metrics."""
     args = ["hazard.launch.yaml", "episode:=24", "frame_limit:=300"]
     up = _ros2_launch([*args, f"metrics_out:={tmp_path / 'upstream.json'}"], upstream_env())
-    out = _finish(up, 150)
+    out = finish(up, 150)
     assert up.returncode == 0 and "ros2 launch rc=0" in out, out[-4000:]
     assert "process[sim_node-1] was required: shutting down launched system" in out, out[-4000:]
     for bad in ("expecting type", "Traceback", "process has died"):
         assert bad not in out, out[-4000:]
     ours = _hazard_launch([*args, f"metrics_out:={tmp_path / 'ours.json'}", "--metrics-out",
                            str(tmp_path / "watched.json")], launch_env())
-    out2 = _finish(ours, 150)
+    out2 = finish(ours, 150)
     assert ours.returncode == 0, out2[-4000:]
     upstream = json.loads((tmp_path / "upstream.json").read_text())
     assert upstream == json.loads((tmp_path / "ours.json").read_text())
@@ -217,7 +208,7 @@ def test_a_fire_episode_under_upstream_launch_gives_hazard_launchs_metrics(tmp_p
 def test_doze_with_an_agent_under_upstream_launch(tmp_path):
     up = _ros2_launch(["doze.launch.yaml", "decision:=random", "max_actions:=3", "level:=2",
                        f"metrics_out:={tmp_path / 'm.json'}"], upstream_env())
-    out = _finish(up, 150)
+    out = finish(up, 150)
     assert up.returncode == 0, out[-4000:]
     for node in ("sim_node", "perception_node", "mapping_node", "decision_node"):
         assert re.search(rf"\[INFO\] \[{node}-\d\]: process started", out), (node, out[-4000:])
@@ -312,7 +303,7 @@ def test_a_wrong_argument_under_upstream_launch_is_one_line_and_fails_the_launch
     """ros2 launch checks nothing first: sim_node refuses the camera itself (one line, exit 2),
     exit_status.launch.py fails the launch and the other nodes are stopped."""
     up = _ros2_launch(["hazard.launch.yaml", "camera_width:=100000"], upstream_env())
-    out = _finish(up, 120)
+    out = finish(up, 120)
     assert up.returncode == 1 and "ros2 launch rc=1" in out, out[-4000:]
     assert "[sim_node] error: parameter 'camera_width' must be in 1..8192 px" in out, out[-4000:]
     assert "failed (exit code 2); stopping the launch" in out and "Traceback" not in out, out[-4000:]
