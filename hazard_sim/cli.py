@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import sys
 from pathlib import Path
 
 from hazard_sim.agents import agents_for, all_agent_names, cli_kwargs
+from hazard_sim.arg_types import float_in as _float_in
+from hazard_sim.arg_types import int_in as _int_in
 from hazard_sim.core.spec import ALIASES, DEFAULT_SPLITS, benchmark_ids, get_spec
 from hazard_sim.llm.client import MAX_RETRIES, MAX_TIMEOUT_S
 from hazard_sim.perception.errors import DetectorError
@@ -34,34 +35,6 @@ from hazard_sim.validation import DatasetError
 def _camera(a):
     from hazard_sim.render.camera import CameraSpec
     return CameraSpec(width=a.width, height=a.height, hfov_deg=a.hfov)
-
-
-def _int_in(lo: int, hi: int):
-    """An argparse type: an integer in [lo, hi] (the message names the option)."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"must be in [{lo}, {hi}], got {v}")
-        return v
-    return parse
-
-
-def _float_in(lo: float, hi: float, open_ends: bool = False):
-    """An argparse type: a finite number in [lo, hi] (or (lo, hi) with ``open_ends``)."""
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-        inside = (lo < v < hi) if open_ends else (lo <= v <= hi)
-        if not (math.isfinite(v) and inside):
-            ends = f"({lo:g}, {hi:g})" if open_ends else f"[{lo:g}, {hi:g}]"
-            raise argparse.ArgumentTypeError(f"must be in {ends}, got {text}")
-        return v
-    return parse
 
 
 def _check_file_out(path: str | None, option: str) -> None:

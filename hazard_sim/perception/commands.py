@@ -8,6 +8,8 @@ docs/perception.md, "Dataset, training and evaluation".
 """
 from __future__ import annotations
 
+from hazard_sim.arg_types import COUNT_LIMIT, IMAGE_SIZE, PIXELS, SEED, int_in
+
 # a missing ultralytics (UltralyticsMissing, a DetectorError) reaches hazard_sim.cli.main, which
 # reports it in one line with exit code 2, as every other user error
 
@@ -49,15 +51,15 @@ def add_perception_parser(sub) -> None:
     t = ps.add_parser("train", help="train a YOLO detector from a model yaml (ultralytics, offline)")
     t.add_argument("--data", default="runs/perception/dataset/data.yaml")
     t.add_argument("--model", default="yolov8n.yaml", help="model yaml (no pretrained weights) or a .pt")
-    t.add_argument("--epochs", type=int, default=100)
-    t.add_argument("--imgsz", type=int, default=320)
-    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--epochs", type=int_in(1, 100_000), default=100)
+    t.add_argument("--imgsz", type=IMAGE_SIZE, default=320)
+    t.add_argument("--batch", type=int_in(1, 4096), default=16)
     t.add_argument("--device", default="auto", help="auto (a CUDA GPU if there is one, else cpu), cpu, 0, ...")
     t.add_argument("--project", default="runs/perception/train")
     t.add_argument("--name", default="yolov8n")
-    t.add_argument("--workers", type=int, default=None, help="data loader workers (default: min(2, cores))")
-    t.add_argument("--patience", type=int, default=50)
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--workers", type=int_in(0, 256), default=None, help="data loader workers (default: min(2, cores))")
+    t.add_argument("--patience", type=int_in(0, 100_000), default=50)
+    t.add_argument("--seed", type=SEED, default=0)
     t.add_argument("--exist-ok", action="store_true", help="reuse the run folder")
     t.add_argument("--no-cache", action="store_true", help="decode frames from disk every epoch (less memory)")
     t.add_argument("--resume", metavar="LAST_PT", help="continue a run from its weights/last.pt (or run folder)")
@@ -65,15 +67,15 @@ def add_perception_parser(sub) -> None:
 
     e = ps.add_parser("export", help="export a trained .pt to ONNX (class names in the metadata)")
     e.add_argument("weights")
-    e.add_argument("--imgsz", type=int, default=320)
+    e.add_argument("--imgsz", type=IMAGE_SIZE, default=320)
     e.add_argument("--out", help="where to put the .onnx (default: beside the weights)")
-    e.add_argument("--opset", type=int, default=None)
+    e.add_argument("--opset", type=int_in(7, 30), default=None)
     e.set_defaults(func=_export)
 
     s = ps.add_parser("ship", help="copy a run's detector (best.pt, resumable last.pt, ONNX, curve) to a folder")
     s.add_argument("run", help="run folder (runs/perception/train/yolov8n)")
     s.add_argument("--out", default="data/perception")
-    s.add_argument("--imgsz", type=int, default=320)
+    s.add_argument("--imgsz", type=IMAGE_SIZE, default=320)
     s.add_argument("--onnx-name", default="detector.onnx",
                    help="the ONNX file's name in --out (another detector than the shipped one: NAME.onnx, "
                         "whose results files are tagged .onnx_NAME)")
@@ -83,9 +85,10 @@ def add_perception_parser(sub) -> None:
     v.add_argument("--data", default="runs/perception/dataset", help="dataset folder (or its data.yaml)")
     v.add_argument("--backend", default="onnx", choices=["groundtruth", "onnx", "yolo"])
     v.add_argument("--weights", help="the .onnx (onnx) or .pt (yolo) model")
-    v.add_argument("--min-pixels", type=int, default=0, help="groundtruth: objects smaller than this are unseen")
-    v.add_argument("--min-size", type=float, default=32.0, help="size (sqrt box area, px) of the headline mAP")
-    v.add_argument("--limit", type=int, default=None, help="only the first N held-out frames")
+    v.add_argument("--min-pixels", type=int_in(0, 10 ** 7), default=0,
+                   help="groundtruth: objects smaller than this are unseen")
+    v.add_argument("--min-size", type=PIXELS, default=32.0, help="size (sqrt box area, px) of the headline mAP")
+    v.add_argument("--limit", type=COUNT_LIMIT, default=None, help="only the first N held-out frames")
     v.add_argument("--out", help="report path (writes .json and .md)")
     v.set_defaults(func=_handler("evaluation:run_eval"))
 

@@ -51,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.arg_types import IMAGE_SIZE, SEED, float_in, int_in
 from hazard_sim.core.frames import EFFECT_ID_BASE
 from hazard_sim.tasks import BUILTIN, load_builtin
 
@@ -444,12 +445,14 @@ def build_dataset(out, plan: Plan = Plan(), *, imgsz: int = 320, seed: int = 0, 
 
 def add_dataset_args(p) -> None:
     p.add_argument("--out", default="runs/perception/dataset", help="dataset folder")
-    p.add_argument("--imgsz", type=int, default=320, help="square frame size in pixels")
-    p.add_argument("--scale", type=float, default=1.0, help="multiply the number of episodes")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--imgsz", type=IMAGE_SIZE, default=320, help="square frame size in pixels")
+    p.add_argument("--scale", type=float_in(0.0, 1000.0, open_low=True), default=1.0,
+                   help="multiply the number of episodes")
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--polygons", action="store_true", help="write instance polygons instead of boxes")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train splits), val (held-out)")
-    p.add_argument("--workers", type=int, default=1, help="render processes (the frames do not depend on it)")
+    p.add_argument("--workers", type=int_in(1, 256), default=1,
+                   help="render processes (the frames do not depend on it)")
     p.add_argument("--classes", default="all",
                    help="class set: all (six classes over every benchmark, the default) or a benchmark's own "
                         "(docs/perception.md)")

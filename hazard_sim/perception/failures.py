@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.arg_types import COUNT_LIMIT, PIXELS, SCORE, int_in
 from hazard_sim.perception.evaluation import CONDITIONS, gt_hits, load_heldout, predict_dataset
 from hazard_sim.perception.metrics import box_size
 
@@ -197,10 +198,11 @@ def add_failures_args(p) -> None:
     p.add_argument("--dataset", default="runs/perception/dataset", help="dataset folder (or its data.yaml)")
     p.add_argument("--backend", default="onnx", choices=["groundtruth", "onnx", "yolo"])
     p.add_argument("--weights", default="data/perception/detector.onnx", help="the .onnx (onnx) or .pt (yolo) model")
-    p.add_argument("--min-pixels", type=int, default=0, help="groundtruth: objects smaller than this are unseen")
+    p.add_argument("--min-pixels", type=int_in(0, 10 ** 7), default=0,
+                   help="groundtruth: objects smaller than this are unseen")
     p.add_argument("--out", default="runs/perception/failures", help="folder for the PNGs and index.md")
-    p.add_argument("--per-condition", type=int, default=3, help="pictures per condition")
-    p.add_argument("--scale", type=int, default=2, help="pixel enlargement of the frames in the pictures")
-    p.add_argument("--small-px", type=float, default=SMALL_PX, help="'small': box size (sqrt area) under this")
-    p.add_argument("--score", type=float, default=0.25, help="score threshold of a detection")
-    p.add_argument("--limit", type=int, default=None, help="only the first N frames holding a condition")
+    p.add_argument("--per-condition", type=int_in(1, 1000), default=3, help="pictures per condition")
+    p.add_argument("--scale", type=int_in(1, 16), default=2, help="pixel enlargement of the frames in the pictures")
+    p.add_argument("--small-px", type=PIXELS, default=SMALL_PX, help="'small': box size (sqrt area) under this")
+    p.add_argument("--score", type=SCORE, default=0.25, help="score threshold of a detection")
+    p.add_argument("--limit", type=COUNT_LIMIT, default=None, help="only the first N frames holding a condition")

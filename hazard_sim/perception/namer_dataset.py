@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.arg_types import IMAGE_SIZE, SEED, int_in
 from hazard_sim.perception.namer import crop_square
 
 CONTEXT = 128                     # stored crop size (px); the box's larger side spans half of it
@@ -115,11 +116,11 @@ def add_args(p) -> None:
                    help="a benchmark whose spec renders crops for the namer (its train split: train.npz; "
                         "its test split: val.npz)")
     p.add_argument("--out", default="runs/perception/namer", help="folder for train.npz and val.npz")
-    p.add_argument("--imgsz", type=int, default=256, help="camera size the crops are cut from (px)")
-    p.add_argument("--per-kind", type=int, default=60, help="about this many crops per kind")
-    p.add_argument("--houses", type=int, default=None, help="only the first N scenes of each split")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--appearances", type=int, default=0, metavar="N",
+    p.add_argument("--imgsz", type=IMAGE_SIZE, default=256, help="camera size the crops are cut from (px)")
+    p.add_argument("--per-kind", type=int_in(1, 10 ** 6), default=60, help="about this many crops per kind")
+    p.add_argument("--houses", type=int_in(1, 10 ** 4), default=None, help="only the first N scenes of each split")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--appearances", type=int_in(0, 10 ** 6), default=0, metavar="N",
                    help="train split: also N items a scene of random kinds in random looks (colours, materials, "
                         "patterns, brands), three views each (where the benchmark's crop renderer supports it)")
     p.add_argument("--splits", default="train,val", help="comma-separated: train (train split), val (test split)")

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.arg_types import COUNT_LIMIT, SCORE
 from hazard_sim.perception.metrics import box_iou, box_size
 
 SIZE_BINS = (0, 8, 16, 32, 64, np.inf)
@@ -122,10 +123,10 @@ def add_args(p) -> None:
     p.add_argument("--benchmark", required=True, help="frames of this benchmark id (or prefix)")
     p.add_argument("--weights", default="data/perception/detector.onnx", help="the ONNX detector")
     p.add_argument("--namer", default="data/perception/namer/namer.onnx")
-    p.add_argument("--score", type=float, default=0.25, help="minimum detection score")
-    p.add_argument("--limit", type=int, default=None, help="only the first N frames")
+    p.add_argument("--score", type=SCORE, default=0.25, help="minimum detection score")
+    p.add_argument("--limit", type=COUNT_LIMIT, default=None, help="only the first N frames")
     p.add_argument("--split", default="val", help="val (held-out frames) or train")
-    p.add_argument("--min-score", type=float, default=None, help="the namer's threshold (default: its own)")
+    p.add_argument("--min-score", type=SCORE, default=None, help="the namer's threshold (default: its own)")
     p.add_argument("--out", help="report path (writes .json and .md)")
 
 

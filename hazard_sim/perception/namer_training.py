@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hazard_sim.arg_types import SCORE, SEED, float_in, int_in
 from hazard_sim.perception.namer import DEFAULT_MARGIN, DEFAULT_MIN_SCORE, crop_square
 from hazard_sim.perception.namer_dataset import CONTEXT, CONTEXT_MARGIN, load_split
 
@@ -244,14 +245,14 @@ def _write_csv(path: Path, rows: list[dict]) -> None:
 def add_args(p) -> None:
     p.add_argument("--data", default="runs/perception/namer", help="folder with train.npz and val.npz")
     p.add_argument("--out", default="data/perception/namer", help="where namer.onnx, namer.json, best.pt go")
-    p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--size", type=int, default=48, help="crop size (px)")
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=None, help="torch threads (default: every core)")
+    p.add_argument("--epochs", type=int_in(1, 100_000), default=20)
+    p.add_argument("--batch", type=int_in(1, 4096), default=64)
+    p.add_argument("--size", type=int_in(8, 1024), default=48, help="crop size (px)")
+    p.add_argument("--lr", type=float_in(0.0, 10.0, open_ends=True), default=2e-3)
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--threads", type=int_in(1, 1024), default=None, help="torch threads (default: every core)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/last.pt")
-    p.add_argument("--goal-min-score", type=float, default=None, metavar="P",
+    p.add_argument("--goal-min-score", type=SCORE, default=None, metavar="P",
                    help="the probability from which a kind the task looks for is named when no kind is sure "
                         "(namer.json goal_min_score; default: the namer's, 0.2). Give the namer's min_score (0.5) "
                         "where every kind is looked for and a wrong name costs")

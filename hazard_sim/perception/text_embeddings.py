@@ -27,6 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
+from hazard_sim.arg_types import int_in
 from hazard_sim.perception.errors import TextEncoderUnavailableError
 
 CLIP_DIM = 512
@@ -106,7 +107,7 @@ def main(argv=None) -> int:
                                  description="write YOLO-World text embeddings (MiniLM, zero-padded) to an .npz")
     ap.add_argument("names", nargs="+")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--dim", type=int, default=CLIP_DIM)
+    ap.add_argument("--dim", type=int_in(1, 8192), default=CLIP_DIM)
     a = ap.parse_args(argv)
     try:
         save(a.out, a.names, minilm(a.names, a.dim))
