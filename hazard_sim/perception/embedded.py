@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from hazard_sim.perception.backends import canonical_name, make_backend
+from hazard_sim.perception.errors import DetectorInputError
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
 from hazard_sim.perception.vocabulary import prompt_map, task_in_vocabulary, vocabulary_of
 
@@ -171,7 +172,15 @@ class EmbeddedPerception:
         self.prompt_to_label: dict[str, str] = {}
         self.backend = None
         self.stats = {"frames": 0, "instances": 0, "grounded": 0, "phantoms": 0}
-        if self.name != "groundtruth":
+        if self.name == "groundtruth":
+            given = [what for what, v in (("detector weights (--detector-weights / weights:=)", settings.weights),
+                                          ("a namer (--namer / namer:=)", settings.namer),
+                                          ("text embeddings (--text-embeddings)", settings.text_embeddings)) if v]
+            if given:
+                raise DetectorInputError(f"{' and '.join(given)} given with the groundtruth backend, which uses none "
+                                         f"of them: choose a detector backend (onnx, yolo, yolo_world) or leave "
+                                         f"them out")
+        else:
             kw = dict(settings.options)
             if settings.imgsz:
                 kw["imgsz"] = settings.imgsz

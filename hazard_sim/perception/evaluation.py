@@ -76,7 +76,12 @@ def onnx_predictor(model_path, conf: float = 0.001, iou: float = 0.7, max_det: i
     import onnxruntime as ort
     if not Path(model_path).exists():
         raise FileNotFoundError(f"no ONNX model {model_path}")
-    sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    from hazard_sim.perception.errors import WeightsMismatchError
+    try:
+        sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own (protobuf) errors for a bad file
+        raise WeightsMismatchError(f"onnxruntime cannot load {model_path} ({type(exc).__name__}: {str(exc)[:200]}); "
+                                   "give an ONNX file exported by ultralytics (is it truncated?)") from None
     meta = sess.get_modelmeta().custom_metadata_map
     names = ast.literal_eval(meta["names"]) if "names" in meta else {}
     inp = sess.get_inputs()[0]
@@ -103,6 +108,7 @@ def onnx_predictor(model_path, conf: float = 0.001, iou: float = 0.7, max_det: i
         score, cls = score[sel], cls[sel]
         keep = _nms(boxes, score, cls, iou)[:max_det]
         return boxes[keep], [names.get(int(cls[i]), str(int(cls[i]))) for i in keep], score[keep]
+    predict.names = [str(v) for v in names.values()]          # the model's class set (checked against the data)
     return predict
 
 
@@ -117,7 +123,21 @@ def yolo_predictor(weights, conf: float = 0.001, iou: float = 0.7):
         r = m.predict(rgb[..., ::-1].copy(), conf=conf, iou=iou, verbose=False)[0]
         b = r.boxes
         return (b.xyxy.cpu().numpy(), [r.names[int(k)] for k in b.cls.cpu().numpy()], b.conf.cpu().numpy())
+    predict.names = [str(v) for v in dict(m.names).values()]
     return predict
+
+
+def check_class_sets(model_names, classes, weights) -> list[str]:
+    """The dataset's classes the model lacks (they score 0); ValueError when it has none of them
+    (another benchmark's detector: its mAP would be 0.000, a number that means nothing)."""
+    if not model_names:
+        return []
+    shared = [c for c in classes if c in set(model_names)]
+    if not shared:
+        raise ValueError(f"{weights} detects {', '.join(model_names)}, none of this dataset's classes "
+                         f"({', '.join(classes)}): evaluate it on a dataset of its own class set "
+                         "(hazard perception dataset --classes ...)")
+    return [c for c in classes if c not in set(model_names)]
 
 
 def predictor(backend: str, weights: str | None = None, min_pixels: int = 0):
@@ -308,6 +328,10 @@ def predict_dataset(path, backend: str, weights, min_pixels: int, limit=None, fr
     root, classes = opened
     try:
         pred = predictor(backend, weights, min_pixels)
+        missing = check_class_sets(getattr(pred, "names", None), classes, weights)
+        if missing:
+            print(f"warning: {weights} has no class {', '.join(missing)} of this dataset: those score 0",
+                  file=sys.stderr)
         only = frames(root) if frames is not None else None
         images = run_predictions(root, pred, classes, limit=limit, only=only)
     except (FileNotFoundError, ValueError) as e:

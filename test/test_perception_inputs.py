@@ -1,0 +1,59 @@
+"""Perception inputs that cannot be right are refused in one line, not used silently:
+a detector evaluated on a dataset of another class set (its mAP would be 0.000), a truncated
+ONNX file in ``perception eval`` (a protobuf error from inside before), and detector weights /
+a namer given with the groundtruth backend (ignored before)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from hazard_sim.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = REPO / "test" / "data" / "tiny_yolo_detect.onnx"           # classes: red / green / blue thing
+
+
+def _dataset(root: Path, names: list[str]) -> Path:
+    (root / "images" / "val").mkdir(parents=True)
+    Image.fromarray(np.full((64, 64, 3), 90, np.uint8)).save(root / "images" / "val" / "f0.png")
+    (root / "data.yaml").write_text(yaml.safe_dump({"path": str(root), "names": dict(enumerate(names))}))
+    (root / "objects_val.jsonl").write_text(json.dumps({"image": "images/val/f0.png", "cls": names[0],
+                                                        "box": [10, 10, 30, 30], "pixels": 400}) + "\n")
+    return root
+
+
+def test_eval_refuses_a_detector_of_another_class_set(tmp_path, capsys):
+    data = _dataset(tmp_path / "other", ["person", "fire"])
+    assert main(["perception", "eval", "--backend", "onnx", "--weights", str(TINY), "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "none of this dataset's classes (person, fire)" in err and "Traceback" not in err, err
+
+
+def test_eval_warns_about_the_classes_a_detector_lacks(tmp_path, capsys):
+    data = _dataset(tmp_path / "mixed", ["red thing", "person"])
+    assert main(["perception", "eval", "--backend", "onnx", "--weights", str(TINY), "--data", str(data)]) == 0
+    captured = capsys.readouterr()
+    assert "has no class person of this dataset: those score 0" in captured.err, captured.err
+    assert "[eval] onnx: mAP50" in captured.out
+
+
+def test_eval_of_a_truncated_onnx_is_one_line(tmp_path, capsys):
+    data = _dataset(tmp_path / "d", ["red thing"])
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(TINY.read_bytes()[: len(TINY.read_bytes()) // 2])
+    assert main(["perception", "eval", "--backend", "onnx", "--weights", str(cut), "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert f"onnxruntime cannot load {cut}" in err and "is it truncated?" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("extra", [["--detector-weights", str(TINY)], ["--namer", "data/perception/namer/namer.onnx"]])
+def test_a_detectors_files_with_the_groundtruth_backend_are_refused(extra, capsys):
+    args = ["run", "--task", "fire", "--split", "test", "--episode", "0", "--agent", "greedy", "--frame-limit", "5"]
+    assert main(args + extra) == 2
+    err = capsys.readouterr().err
+    assert "given with the groundtruth backend, which uses none of them" in err and "Traceback" not in err, err
