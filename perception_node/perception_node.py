@@ -80,7 +80,7 @@ from hazard_ros.setup_node import SetupNode
 from hazard_sim.perception.backends.groundtruth import DEFAULT_MIN_PIXELS
 from hazard_sim.perception.embedded import classes_from_task, default_min_pixels
 from hazard_sim.perception.instances import keep_seen
-from hazard_sim.perception.vocabulary import class_names, labels_in_vocabulary, prompt_map
+from hazard_sim.perception.vocabulary import class_names, class_set_problem, labels_in_vocabulary, prompt_map
 from perception_node.detectors import DetectorError, make_detector
 from perception_node.instance_outputs import PUBLISHED_TOPICS as INSTANCE_TOPICS
 from perception_node.instance_outputs import FrameInstances, InstancePublishers, TruthBoxes
@@ -266,6 +266,11 @@ class PerceptionNode(SetupNode):
 
     def _on_task(self, task: dict) -> None:
         self.task = task
+        problem = class_set_problem(self._vocabulary(), task.get("benchmark")) if self.closed_vocabulary else None
+        if problem:                      # the node ends (exit 1): a launch with exit_status.launch.py fails
+            self.fatal = f"task {task.get('benchmark')}: {problem}"
+            self.get_logger().error(self.fatal)
+            return
         if self.auto_min_pixels:
             self._set_min_pixels(task.get("benchmark"))
         cameras = task.get("cameras")

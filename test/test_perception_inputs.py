@@ -57,3 +57,31 @@ def test_a_detectors_files_with_the_groundtruth_backend_are_refused(extra, capsy
     assert main(args + extra) == 2
     err = capsys.readouterr().err
     assert "given with the groundtruth backend, which uses none of them" in err and "Traceback" not in err, err
+
+
+def test_a_detector_of_another_benchmarks_class_set_is_refused_embedded(capsys):
+    """HAZARD on the DOZE detector (class set 'doze'): refused before any episode; DOZE on it runs."""
+    doze = str(REPO / "data" / "perception" / "doze" / "doze.onnx")
+    args = ["--perception", "onnx", "--detector-weights", doze, "--frame-limit", "5", "--json"]
+    assert main(["run", "--task", "fire", "--split", "test", "--episode", "0", "--agent", "greedy", *args]) == 2
+    err = capsys.readouterr().err
+    assert "class set 'doze' (trained for doze), not one for hazard/fire: use a detector of class set 'all'" in err
+    assert main(["run", "--benchmark", "doze/level1", "--episode", "0", "--agent", "random", *args]) == 0
+
+
+def test_a_detector_of_another_benchmarks_class_set_ends_the_launch():
+    """Over ROS the perception node says so when the task arrives and ends (exit 1): the launch fails."""
+    import subprocess
+    import sys
+
+    from helpers import finish, launch_env
+    pytest.importorskip("rclpy")
+    doze = str(REPO / "data" / "perception" / "doze" / "doze.onnx")
+    proc = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", "task:=fire", "detector:=onnx",
+                             f"weights:={doze}", "frame_limit:=50", "camera_width:=64", "camera_height:=48"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=launch_env(), cwd=REPO,
+                            start_new_session=True)
+    out = finish(proc, 120)
+    assert proc.returncode == 1, out[-3000:]
+    assert "class set 'doze' (trained for doze), not one for hazard/fire" in out, out[-3000:]
+    assert "process 'perception_node' crashed (exit code 1)" in out, out[-3000:]

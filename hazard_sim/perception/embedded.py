@@ -40,7 +40,7 @@ import numpy as np
 from hazard_sim.perception.backends import canonical_name, make_backend
 from hazard_sim.perception.errors import DetectorInputError
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
-from hazard_sim.perception.vocabulary import prompt_map, task_in_vocabulary, vocabulary_of
+from hazard_sim.perception.vocabulary import class_set_problem, prompt_map, task_in_vocabulary, vocabulary_of
 
 PHANTOM_BASE = 1 << 30
 GROUND_IOU = 0.5
@@ -189,6 +189,9 @@ class EmbeddedPerception:
             self.backend = make_backend(self.name, weights=settings.weights, confidence=settings.confidence,
                                         namer=settings.namer, **kw)
         self.vocabulary = vocabulary_of(self.backend)
+        problem = class_set_problem(self.vocabulary, benchmark)
+        if problem:
+            raise DetectorInputError(problem)
         if self.backend is not None and task is not None:
             self.set_task(task)
 

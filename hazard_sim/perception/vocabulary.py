@@ -106,3 +106,28 @@ def task_in_vocabulary(task: dict, vocabulary) -> tuple[dict, dict]:
 
 
 __all__ = ["class_for", "class_names", "labels_in_vocabulary", "prompt_map", "task_in_vocabulary", "vocabulary_of"]
+
+
+def class_set_problem(names, benchmark: str) -> str | None:
+    """Why a closed-vocabulary detector with class ``names`` cannot serve ``benchmark`` (None: it
+    can, or nothing is known against it): its classes are exactly a registered class set's (the set
+    it was trained on, ``hazard perception dataset --classes``) and that set does not cover the
+    benchmark (the DOZE detector under HAZARD: it would drive the agents with another benchmark's
+    labels). A detector whose classes match no registered set (a user's own) is not judged."""
+    if not names or not benchmark:
+        return None
+    from hazard_sim.perception.dataset_render import CLASS_SETS, class_set
+    from hazard_sim.tasks import load_builtin
+    load_builtin()
+    try:
+        class_set("all")
+    except ValueError:
+        return None
+    wanted = set(names)
+    sets = [cs for cs in CLASS_SETS.values() if set(cs.classes) == wanted]
+    if not sets or any(cs.renders(str(benchmark)) for cs in sets):
+        return None
+    serving = sorted(cs.name for cs in CLASS_SETS.values() if cs.renders(str(benchmark)))
+    return (f"the detector's classes are class set {', '.join(repr(cs.name) for cs in sets)} (trained for "
+            f"{', '.join(b for cs in sets for b in cs.benchmarks)}), not one for {benchmark}: use a detector of "
+            f"class set {', '.join(map(repr, serving)) or '(none registered)'}")
