@@ -112,7 +112,7 @@ def class_set_problem(names, benchmark: str) -> str | None:
     """Why a closed-vocabulary detector with class ``names`` cannot serve ``benchmark`` (None: it
     can, or nothing is known against it): its classes are exactly a registered class set's (the set
     it was trained on, ``hazard perception dataset --classes``) and that set does not cover the
-    benchmark (the DOZE detector under HAZARD: it would drive the agents with another benchmark's
+    benchmark (one benchmark's detector under another: it would drive the agents with the other's
     labels). A detector whose classes match no registered set (a user's own) is not judged."""
     if not names or not benchmark:
         return None
