@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import multiprocessing
 import os
 import signal
@@ -18,7 +17,15 @@ from hazard_sim.core.env import EmbodiedEnv, processes_act_on_body_flag
 from hazard_sim.core.spec import get_spec
 from hazard_sim.perception.embedded import EmbeddedPerception, PerceptionSettings
 from hazard_sim.render.camera import CameraSpec
-from hazard_sim.sweep_io import SweepInterrupted, interruptible, kill_workers, open_results, read_sweep, worker_init
+from hazard_sim.sweep_io import (
+    ResultsWriter,
+    SweepInterrupted,
+    interruptible,
+    kill_workers,
+    non_finite,
+    read_sweep,
+    worker_init,
+)
 
 __all__ = ["bench", "run_episode", "make_env", "read_sweep", "load_results", "sweep_config", "SweepInterrupted",
            "default_workers"]
@@ -163,23 +170,20 @@ def bench(benchmark: str, split: str, agent: str, episodes: list[int], workers: 
     if progress and path and (junk or dupes or other or results):
         print(f"{path}: reusing {len(results)} result(s); ignored {dupes} duplicate(s), {other} of other "
               f"configurations, {junk} unreadable line(s)", file=sys.stderr, flush=True)
-    fh = open_results(path) if path else None
-    if fh is not None and fh.tell():
-        with open(path, "rb") as f:
-            f.seek(-1, 2)
-            torn = f.read(1) != b"\n"
-        if torn:                       # start appended results on a fresh line
-            fh.write("\n")
-            fh.flush()
+    fh = ResultsWriter(path) if path else None      # one writer per file; each record on its own line
     jobs = [dict(benchmark=task, split=split, episode=e, agent=agent, seed=seed, agent_kwargs=agent_kwargs,
                  **run_kw) for e in episodes if e not in have]
 
     def record(r):
         r["config"] = configs[r["episode"]]
+        bad = non_finite(r)
+        if bad:                        # neither stored nor counted: a rerun runs the episode again
+            print(f"{task}/{split} ep {r['episode']} {agent}: result not kept: {bad} is not a finite number",
+                  file=sys.stderr, flush=True)
+            return
         results.append(r)
         if fh:
-            fh.write(json.dumps(r) + "\n")
-            fh.flush()
+            fh.write(r)
         if progress:
             line = spec.progress(r) if spec.progress else f"frames {r['frames']}"
             print(f"[{len(results)}/{len(episodes)}] {task}/{split} ep {r['episode']:3d} {agent}: "

@@ -7,6 +7,12 @@ results file, its worker processes and its interruption.
   :func:`read_sweep` reads only a regular file, line by line, each line at most
   :data:`MAX_LINE_BYTES`; a line that is not a JSON object with a ``config`` (too long, torn,
   nested too deeply, junk) is counted and skipped.
+* Writing (:class:`ResultsWriter`): one writer per file (an exclusive ``flock``; a second sweep on
+  the same file gets a clear error before it runs anything); before each append the file's
+  identity is checked (a file replaced by rename while the sweep runs, as an editor saves, gets
+  this run's results that it lacks appended again, with a warning) and the record starts on a line
+  of its own (a partial line appended by someone else is ended first); a result with a
+  non-finite metric is refused (:func:`non_finite`), and :func:`read_sweep` skips stored ones.
 * Workers (:func:`worker_init`): they ignore SIGINT (Ctrl-C reaches the whole process group;
   the sweep decides what happens) and get SIGKILL from Linux when the sweep's process dies
   (``prctl(PR_SET_PDEATHSIG)``), so SIGTERM or SIGKILL of the sweep leaves no worker behind.
@@ -17,7 +23,9 @@ results file, its worker processes and its interruption.
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import math
 import os
 import signal
 import stat
@@ -67,6 +75,101 @@ def open_results(path, option: str = "results file"):
     return os.fdopen(fd, "a")
 
 
+def non_finite(value, where: str = "") -> str | None:
+    """The first place (``key.key[3]``) of a NaN or infinite number in a JSON-like value; None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "value"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            bad = non_finite(v, f"{where}.{k}" if where else str(k))
+            if bad:
+                return bad
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            bad = non_finite(v, f"{where}[{i}]")
+            if bad:
+                return bad
+    return None
+
+
+class ResultsWriter:
+    """Appends one JSON record a line to a sweep's results file (see the module docstring)."""
+
+    def __init__(self, path, option: str = "results file", log=None):
+        self.path, self.option = Path(path), option
+        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        self.written: list[dict] = []
+        self._open()
+
+    def _open(self) -> None:
+        self.fh = open_results(self.path, self.option)
+        try:
+            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.fh.close()
+            raise ValueError(f"{self.option} {self.path}: another sweep is writing it (it holds the file's lock); "
+                             "wait for it to end or give another file") from None
+        st = os.fstat(self.fh.fileno())
+        self.identity, self.size = (st.st_dev, st.st_ino), st.st_size
+
+    def _ends_with_newline(self) -> bool:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(-1, 2)
+                return f.read(1) == b"\n"
+        except OSError:                 # empty, or gone
+            return True
+
+    def _check_identity(self) -> None:
+        """The path still names the file this writer holds; if it was replaced (renamed over, or
+        removed), open the new one and append this run's results it lacks."""
+        try:
+            st = os.stat(self.path)
+            same = (st.st_dev, st.st_ino) == self.identity
+        except FileNotFoundError:
+            same = False
+        if same:
+            return
+        self.fh.close()
+        self._open()
+        have, _ = read_sweep(self.path)
+        keys = {json.dumps(d.get("config"), sort_keys=True) for d in have}
+        lost = [r for r in self.written if json.dumps(r.get("config"), sort_keys=True) not in keys]
+        self.log(f"{self.path}: the results file was replaced while the sweep ran; appending again the "
+                 f"{len(lost)} result(s) of this run it lacks")
+        for r in lost:
+            self._append(r)
+
+    def _append(self, record: dict) -> None:
+        size = os.fstat(self.fh.fileno()).st_size
+        if size and (size != self.size or not self.written) and not self._ends_with_newline():
+            self.fh.write("\n")                 # someone left a partial line: ours starts on its own
+        self.fh.write(json.dumps(record, allow_nan=False) + "\n")
+        self.fh.flush()
+        self.size = os.fstat(self.fh.fileno()).st_size
+
+    def write(self, record: dict) -> None:
+        """Append ``record``; ValueError (nothing written) if it holds a NaN or infinite number."""
+        bad = non_finite(record)
+        if bad:
+            raise ValueError(f"not stored: {bad} is {record_value(record, bad)}, not a finite number")
+        self._check_identity()
+        self._append(record)
+        self.written.append(record)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+def record_value(record: dict, where: str):
+    """The value at a :func:`non_finite` place (for its message)."""
+    import re
+    v = record
+    for key, idx in re.findall(r"([^.\[\]]+)|\[(\d+)\]", where):
+        v = v[int(idx)] if idx else v[key]
+    return v
+
+
 def check_results_path(path, option: str) -> None:
     """What ``hazard bench --out`` checks before any work: :func:`open_results` succeeds (a file
     it had to create for the check is removed again)."""
@@ -90,6 +193,10 @@ def _lines(fh):
         yield line
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a finite number")        # a stored NaN / Infinity: not a usable line
+
+
 def read_sweep(path) -> tuple[list[dict], int]:
     """The JSON-object lines with a ``config`` object of a sweep file, and how many other
     lines it has (torn by an interruption, junk, too long, nested too deeply). A path that
@@ -108,8 +215,8 @@ def read_sweep(path) -> tuple[list[dict], int]:
             if not line.strip():
                 continue
             try:
-                d = json.loads(line)
-            except (ValueError, RecursionError):        # JSONDecodeError, bad UTF-8, 100,000 nested '['
+                d = json.loads(line, parse_constant=_no_constant)
+            except (ValueError, RecursionError):        # JSONDecodeError, bad UTF-8, 100,000 nested '[', NaN
                 junk += 1
                 continue
             if isinstance(d, dict) and isinstance(d.get("config"), dict):
