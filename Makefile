@@ -30,11 +30,13 @@ test: setup setup-yolo
 
 # all 30 golden HAZARD results (fire / flood / wind x greedy / rule x test episodes 0-4),
 # then DOZE's and ESAR's (test/test_golden_doze_esar.py), then the quick start's episode over DDS
-# against the embedded run to its end (test/test_ros_embedded_agreement.py)
+# against the embedded run to its end (test/test_ros_embedded_agreement.py), then two namespaced stacks on
+# one domain at once (test/test_multi_robot.py)
 test-golden: setup
 	$(PY) -m pytest -q -m golden test/test_golden.py
 	$(PY) -m pytest -q -m golden test/test_golden_doze_esar.py
 	$(PY) -m pytest -q -m golden test/test_ros_embedded_agreement.py
+	$(PY) -m pytest -q -m multirobot test/test_multi_robot.py
 
 bench-table: setup
 	bash scripts/bench_table.sh

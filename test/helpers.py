@@ -57,7 +57,12 @@ def finish(proc, timeout: float) -> str:
     try:
         return proc.communicate(timeout=timeout)[0]
     except subprocess.TimeoutExpired:
-        return ""
+        os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            out = proc.communicate(timeout=30)[0] or ""
+        except subprocess.TimeoutExpired:
+            out = ""
+        return f"{out}\n[finish] still running after {timeout:g} s: killed"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
