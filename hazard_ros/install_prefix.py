@@ -42,24 +42,6 @@ def console_scripts(setup_py: Path = SOURCE_ROOT / "setup.py") -> dict[str, str]
             for m in re.finditer(r'"\s*([\w.-]+)\s*=\s*([\w.]+)\s*:\s*(\w+)\s*"', block.group(1))}
 
 
-def declared_entry_point(pkg: str, exe: str, setup_py: Path | None = None) -> tuple[str, str] | None:
-    """(module, function) of console script ``exe``: the installed distribution's, else the one
-    ``setup_py`` declares (a checkout not installed yet); None if neither has it."""
-    from importlib import metadata
-    try:
-        for ep in metadata.distribution(pkg).entry_points:
-            if ep.group == "console_scripts" and ep.name == exe and ":" in ep.value:
-                module, func = ep.value.split(":", 1)
-                return module.strip(), func.strip()
-    except metadata.PackageNotFoundError:
-        pass
-    try:
-        target = console_scripts(setup_py).get(exe) if setup_py is not None and setup_py.is_file() else None
-    except ValueError:
-        return None
-    return tuple(target.split(":", 1)) if target else None
-
-
 def script_text(python: str, target: str) -> str:
     module, func = target.split(":")
     return (f"#!{python}\n{MARKER} (colcon's lib/{PACKAGE}/<exe> layout): do not edit\n"

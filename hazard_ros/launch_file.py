@@ -430,8 +430,61 @@ def _run_actions(actions, ctx: Context, overrides: dict, procs: list, where0: st
                               "(supported: arg, let, node, executable, group, include, set_env, set_remap)")
 
 
+class _Quiet(yaml.SafeDumper):
+    """YAML for one ``-p name:=value`` rule: flow style, no document end marker."""
+
+
+def param_value(raw, ctx: Context, where: str, name: str):
+    """A node parameter's typed value as launch_ros gives it (``evaluate_parameter_dict``):
+
+    - YAML's own scalars keep their type (``value: 0.5`` is a double, ``value: true`` a bool);
+    - plain text without a substitution stays a string (``value: "0.5"`` is the string "0.5");
+    - text with substitutions is performed, then read as YAML (empty: ``''``) and must give a
+      bool, int, float, string or a list of one of them (``"$(var n)"`` with n=3 is an int);
+    - a list: each item by these rules, all of one type.
+    """
+    if isinstance(raw, bool) or isinstance(raw, (int, float)):
+        return raw
+    if raw is None:
+        raise LaunchError(f"{where}: parameter {name!r} has no value")
+    if isinstance(raw, str):
+        parts = parse_template(raw)
+        if not any(isinstance(x, Subst) for x in parts):
+            return "".join(parts)
+        text = ctx._perform(parts, where) or "''"
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise LaunchError(f"{where}: the value of parameter {name!r} ({text!r}) is not valid YAML; "
+                              "ROS 2 launch reads values built from substitutions as YAML") from None
+        if isinstance(value, list):
+            return _uniform(value, where, name)
+        if not isinstance(value, (bool, int, float, str)):
+            raise LaunchError(f"{where}: parameter {name!r} evaluates to {text!r}, a YAML "
+                              f"{type(value).__name__}: allowed are bool, int, float, string and lists of one")
+        return value
+    if isinstance(raw, list):
+        return _uniform([param_value(x, ctx, where, name) for x in raw], where, name)
+    raise LaunchError(f"{where}: parameter {name!r}: unexpected value {raw!r}")
+
+
+def _uniform(values: list, where: str, name: str) -> list:
+    kinds = {type(v) for v in values}
+    if not values or len(kinds) > 1 or not kinds <= {bool, int, float, str}:
+        raise LaunchError(f"{where}: parameter {name!r} must be a non-empty list of items of one type "
+                          f"(bool, int, float or string), got {values!r}")
+    return values
+
+
+def param_rule(name: str, value) -> str:
+    """``name:=value`` in YAML, as launch_ros writes it (rcl reads it back with the same type)."""
+    text = yaml.dump(value, Dumper=_Quiet, default_flow_style=True, width=1 << 30)
+    if text.endswith("\n...\n"):
+        text = text[:-5]
+    return f"{name}:={text.strip()}"
+
+
 def _node_process(body, ctx: Context, where: str) -> Process:
-    from hazard_ros.launch_params import param_rule, param_value  # (it imports this module)
     for key in ("pkg", "exec"):
         if key not in body:
             raise LaunchError(f"{where}: node needs {key}")
@@ -464,8 +517,30 @@ def _node_process(body, ctx: Context, where: str) -> Process:
     return Process(name, cmd + ros + extra, _env(body, ctx, where), True, exe, ns, _required(body, ctx, where), pkg)
 
 
+def _entry_point(pkg: str, exe: str) -> tuple[str, str] | None:
+    """(module, function) of a console script declared by the installed package."""
+    from importlib import metadata
+    try:
+        for ep in metadata.distribution(pkg).entry_points:
+            if ep.group == "console_scripts" and ep.name == exe and ":" in ep.value:
+                module, func = ep.value.split(":", 1)
+                return module.strip(), func.strip()
+    except metadata.PackageNotFoundError:
+        pass
+    return None
+
+
+def _setup_py_entry(exe: str) -> tuple[str, str] | None:
+    """(module, function) of a console script in this checkout's setup.py (declared
+    there but not installed yet)."""
+    setup = REPO_ROOT / "setup.py"
+    if not setup.is_file():
+        return None
+    m = re.search(rf"[\"']\s*{re.escape(exe)}\s*=\s*([\w.]+)\s*:\s*(\w+)\s*[\"']", setup.read_text())
+    return (m.group(1), m.group(2)) if m else None
+
+
 def find_executable(pkg: str, exe: str, where: str = "") -> str | list:
-    from hazard_ros.install_prefix import declared_entry_point
     """``<prefix>/lib/<pkg>/<exe>`` of the package's install prefix, as launch_ros finds a node's
     executable. A package in no ament index (a checkout whose setup has not run) falls back to
     this venv's bin, PATH, or ``python -c`` calling the entry point its setup.py declares."""
@@ -483,7 +558,7 @@ def find_executable(pkg: str, exe: str, where: str = "") -> str | list:
     found = shutil.which(exe)
     if found:
         return found
-    target = declared_entry_point(pkg, exe, REPO_ROOT / "setup.py" if pkg == PACKAGE else None)
+    target = _entry_point(pkg, exe) or (_setup_py_entry(exe) if pkg == PACKAGE else None)
     if target:                                   # declared but its script is not installed (yet)
         module, func = target
         return [sys.executable, "-c", f"import sys; from {module} import {func} as f; sys.exit(f())"]

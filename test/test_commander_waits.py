@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -70,9 +71,12 @@ def test_a_navigator_spun_by_rclpy_spin_once_still_gets_its_answers(domain):
         nav = Navigator.create("commander_probe")
         rclpy.spin_once(nav.node, timeout_sec=0.1)          # rclpy's global executor now has the node
         assert nav.wait_for_server(timeout_sec=20.0)
+        t0 = time.monotonic()
         task = nav.goToPose(pose_stamped(1.0, 0.0))
         assert task is not None, nav.getTaskError()
-        assert nav.wait_for_task(timeout_sec=20.0) == TaskResult.SUCCEEDED     # the result came (no hang)
+        while not nav.isTaskComplete(task):
+            assert time.monotonic() - t0 < 20.0, "the goal's result never came"
+        assert nav.getResult() == TaskResult.SUCCEEDED
         nav.node.destroy_node()
     finally:
         rclpy.shutdown()
@@ -84,7 +88,9 @@ def test_without_a_server_the_waits_end_with_a_message(domain):
     try:
         nav = Navigator.create("commander_alone")
         nav.server_timeout = 1.0
-        assert nav.goToPose(pose_stamped(1.0, 0.0)) is None        # returns (the test's hard limit guards a hang)
+        t0 = time.monotonic()
+        assert nav.goToPose(pose_stamped(1.0, 0.0)) is None
+        assert time.monotonic() - t0 < 5.0
         assert "'NavigateToPose' action server not available after 1 s" in nav.getTaskError()[1]
         with pytest.raises(TimeoutError, match=r"amcl/get_state service not available after 1 s"):
             nav.waitUntilNav2Active()
@@ -107,8 +113,7 @@ def test_sigterm_ends_a_script_waiting_for_its_server(tmp_path):
                             env=launch_env(), cwd=REPO, start_new_session=True)
     try:
         assert proc.stdout.readline().strip() == "waiting"
-        line = proc.stdout.readline()                   # inside goToPose's wait: it logs while it waits
-        assert "action server not available, waiting" in line, line
+        time.sleep(1.5)
         proc.send_signal(signal.SIGTERM)
         out = proc.communicate(timeout=20)[0]
     finally:
