@@ -58,6 +58,9 @@ def _decision_node(params: dict) -> str | None:
     known = agents_for(bench)
     if agent and agent not in known:
         return f"unknown agent {agent!r} for {bench}: expected one of {', '.join(sorted(known))}"
+    if agent and getattr(known[agent], "privileged", False):
+        from hazard_sim.agents import privileged_refusal
+        return privileged_refusal(agent)
     return None
 
 

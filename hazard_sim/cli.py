@@ -199,7 +199,7 @@ def cmd_table(a) -> int:
     return 0
 
 
-DEFAULT_TABLE_AGENTS = ("random", "ppo", "rule", "greedy", "mcts", "mcts_hazard")
+DEFAULT_TABLE_AGENTS = ("random", "random_public", "ppo", "rule", "greedy", "mcts", "mcts_hazard")
 
 
 def _llm_configured() -> bool:

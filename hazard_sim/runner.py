@@ -53,16 +53,18 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     t0 = time.perf_counter()
     processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
     # the perception backend first: torch (ultralytics) must be loaded before the OpenGL renderer starts
-    seen = EmbeddedPerception(perception or PerceptionSettings(), get_spec(benchmark).id)
+    benchmark_id = get_spec(benchmark).id
+    seen = EmbeddedPerception(perception or PerceptionSettings(), benchmark_id)
+    pol = make_agent(agent, seed=seed, benchmark=benchmark_id, **(agent_kwargs or {}))
     wrapped = make_env(benchmark, split, episode, seed=seed, camera=camera,
                        processes_act_on_body=processes_act_on_body, dataset_root=dataset_root,
-                       frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec)
+                       frame_limit=frame_limit, render_backend=render_backend, body_spec=body_spec,
+                       privileged=bool(getattr(pol, "privileged", False)))
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
     if info.get("task") is not None:
         seen.set_task(info["task"])
     obs, info = seen(obs, info)
-    pol = make_agent(agent, seed=seed, benchmark=env.benchmark, **(agent_kwargs or {}))
     pol.reset(obs, info)
     recorder = None
     if save_viz:

@@ -23,7 +23,7 @@ This is how the rescue decision node walks ``walk_to`` in lock-step, exactly as 
 body does (the gait follower); with pure pursuit (free-run) the goal is a plain
 ``navigate_to_pose`` to the object's centre, with the same error codes.
 
-Parameters (of the navigation node): approach_gap (0.5 m), approach_reach (2.5 m),
+Parameters (of the navigation node): approach_gap (0.5 m), approach_reach (3.0 m),
 approach_object_radius (0.05 m).
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ class ApproachServer:
     def __init__(self, node):
         self.node = node
         self.gap, self.reach, self.default_radius = declare_floats(
-            node, approach_gap=0.5, approach_reach=2.5, approach_object_radius=0.05)
+            node, approach_gap=0.5, approach_reach=3.0, approach_object_radius=0.05)
         self.server = gated_action_server(node, NavigateToPose, ACTION_NAME, self._execute, "bt_navigator")
 
     def _execute(self, gh):

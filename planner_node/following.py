@@ -326,7 +326,7 @@ class GaitFollower(PathFollower):
             x, y = float(pose[0]), float(pose[1])
             if gait.arrival_gap((x, y), body_r, target, r) <= gap:
                 self.xy_reached, self.arrived_t = True, t
-                self.goal_yaw = math.atan2(target[1] - y, target[0] - x)
+                self.goal_yaw = self.arrival_yaw = math.atan2(target[1] - y, target[0] - x)
         return self.arrived_t is not None
 
     def set_path(self, waypoints, goal_yaw=None, t=None, keep_xy_reached: bool = False) -> None:
@@ -334,7 +334,8 @@ class GaitFollower(PathFollower):
         self._frames = 0
         self._turn = None
         if self.arrival is not None and self.arrived_t is not None:
-            self.xy_reached = True            # arrived: a replan does not walk on
+            self.xy_reached = True            # arrived: a replan does not walk on ...
+            self.goal_yaw = self.arrival_yaw  # ... and the final turn still faces the object
 
     def replan_due(self) -> bool:
         return self.replan_every > 0 and self._frames >= self.replan_every and not self.xy_reached

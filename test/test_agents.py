@@ -105,7 +105,7 @@ def test_random_agent_is_the_public_codes_persistent_random():
     walk started is repeated (not given up) while it is still available."""
     from hazard_sim.core.env import EmbodiedEnv
     from hazard_sim.render.camera import CameraSpec
-    env = EmbodiedEnv("hazard/fire", split="test", episode=0, camera=CameraSpec(64, 64))
+    env = EmbodiedEnv("hazard/fire", split="train", episode=0, camera=CameraSpec(64, 64))
     obs, info = env.reset(seed=0)
     agent = make_agent("random", benchmark="hazard/fire", seed=3)
     agent.reset(obs, info)

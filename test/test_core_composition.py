@@ -50,7 +50,6 @@ KNOWN_VIOLATIONS = {
                                                      "map move next to its spec"),
     "hazard_sim/perception/training.py": (1, "names the `hazard perception` commands in its messages"),
     "hazard_sim/tasks/__init__.py": (3, "BUILTIN: the shipped benchmark packages (an entry point list would do)"),
-    "hazard_sim/embodiment/humanoid.py": (4, "HAZARD's humanoid: the calibration against the paper's gait"),
     "hazard_sim/embodiment/locobot.py": (14, "the LoCoBot body's own module (a shared body named after its robot)"),
     "hazard_sim/embodiment/multirotor.py": (11, "the multirotor body's own module (a shared body named after itself)"),
     "hazard_sim/navigation/gait.py": (4, "HAZARD's walking law, shared by the embedded controllers and ROS (item 3)"),
@@ -175,8 +174,8 @@ def test_limits_clip_and_ground_body_apply_by_hand():
 def test_humanoid_spec_is_the_one_source_of_numbers():
     from planner_node import following, observation, rescue_goals
     s = HumanoidSpec()
-    # 0.01 m and 3 deg per 0.1 s frame (the calibrated gait, docs/hazard.md)
-    assert s.limits().linear == pytest.approx(0.1) and s.limits().angular == pytest.approx(math.radians(30))
+    # 0.04911 m and 15 deg per 0.1 s frame (the Replicant's, docs/hazard.md "Calibration")
+    assert s.limits().linear == pytest.approx(0.4911) and s.limits().angular == pytest.approx(math.radians(150))
     assert observation.BODY_RADIUS == s.radius and rescue_goals.BODY_SPEED == pytest.approx(s.limits().linear)
     assert following.HUMANOID_MAX_LINEAR == pytest.approx(s.limits().linear)
 

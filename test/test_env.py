@@ -74,7 +74,7 @@ def test_explore_turns_a_full_circle_in_12_steps():
     env.reset()
     yaw0 = env.agent.yaw
     _, _, _, _, info = env.step(("explore",))
-    assert info["action_result"]["frames"] == 12 * 10   # 30 deg at 3 deg per frame
+    assert info["action_result"]["frames"] == 12 * 2    # 30 deg at 15 deg per frame
     assert len(info["observations"]) >= 12
     assert np.cos(env.agent.yaw - yaw0) == pytest.approx(1.0)
 
@@ -82,7 +82,7 @@ def test_explore_turns_a_full_circle_in_12_steps():
 def test_agent_cannot_walk_through_walls():
     env = HazardEnv("fire", "test", 0)
     env.reset()
-    env.frame_limit = 100_000                  # 60 x 2 m at 0.01 m per frame outlast the episode's 1500
+    env.frame_limit = 100_000                  # 60 x 2 m at 0.049 m per frame outlast the episode's 1500
     for _ in range(60):
         env.step(("move_by", 2.0))
         env.step(("turn_by", 37.0))
@@ -108,7 +108,7 @@ def test_fire_spreads_and_objects_heat_up():
 def test_flood_submerges_and_damages(tmp_path):
     ep = load_episode("flood", "test", 0)
     ep["flood"]["source_wall"] = "w"
-    ep["objects"][0].update(position=[0.6, 1.5, 0.02], support="floor", category="book")   # resting: 4 cm thick
+    ep["objects"][0].update(position=[0.6, 5.9, 0.02], support="floor", category="book")   # resting: 4 cm thick
     env = HazardEnv("flood", "test", episode_spec=ep)
     env.reset()
     book = env.world.get(ep["objects"][0]["id"])

@@ -85,28 +85,31 @@ def _planner(hazard, targets, pose, frame=0, frame_limit=1500, simulations=400, 
 
 def test_rescue_frames_are_the_humanoids_gait():
     from hazard_sim.tasks.hazard.agents.hazard_planner import HazardMCTSAgent as P
-    # 0.01 m per frame, reach 2.5 m less 0.3 m, a quarter turn at 3 deg per frame, 75 frames to pick up
-    assert (P.WALK_PER_FRAME, P.REACH, P.FACE_FRAMES, P.PICK_FRAMES, P.DROP_FRAMES) == (0.01, 2.2, 30, 75, 50)
+    # 0.04911 m per frame, reach 3.0 m less 0.3 m, a quarter turn at 15 deg per frame, 37 frames to
+    # pick up, 71 to drop into the bag, 55 into a cart
+    assert (P.WALK_PER_FRAME, P.REACH, P.FACE_FRAMES, P.PICK_FRAMES, P.DROP_FRAMES, P.CART_DROP_FRAMES) == (
+        0.04911, 2.7, 6, 37, 71, 55)
+    w = 0.04911
     ag = P(simulations=1)
-    assert ag.rescue_frames(5.0, 5.0) == pytest.approx((5.0 - 2.2) / 0.01 + 30 + 75)            # 385: in view
+    assert ag.rescue_frames(5.0, 5.0) == pytest.approx((5.0 - 2.7) / w + 6 + 37)               # 89.8: in view
     # a wall between (the path is 8 m for 5 m in a line): walk up to the 0.95 m stand-off
-    assert ag.rescue_frames(8.0, 5.0) == pytest.approx((8.0 - 0.95) / 0.01 + 30 + 75)            # 810
-    assert ag.rescue_frames(5.0, 5.0, walk_only=True) == pytest.approx((5.0 - 0.95) / 0.01 + 105)
-    assert ag.rescue_frames(1.0, 1.0) == pytest.approx(105)                                      # in reach
-    assert ag.carry_frames(3.0) == pytest.approx((3.0 - 0.95) / 0.01 + 30 + 50)                  # to a cart
+    assert ag.rescue_frames(8.0, 5.0) == pytest.approx((8.0 - 0.95) / w + 6 + 37)              # 186.6
+    assert ag.rescue_frames(5.0, 5.0, walk_only=True) == pytest.approx((5.0 - 0.95) / w + 43)
+    assert ag.rescue_frames(1.0, 1.0) == pytest.approx(43)                                     # in reach
+    assert ag.carry_frames(3.0) == pytest.approx((3.0 - 0.95) / w + 6 + 55)                    # to a cart
 
 
 def test_planner_prefers_value_within_the_frame_limit():
-    # 200 frames left: one rescue at most. A value-1 target 2.5 m away (135 + 50 frames) and a
-    # value-5 target 3 m away (185 + 50 frames) do not both fit; only the near one ends in time.
-    ag, (near, far) = _planner("fire", [(1, "book", (3.5, 6.0), 1), (2, "lamp", (1.0, 9.0), 5)], (1.0, 6.0),
-                               frame=1300)
+    # A value-1 target 2.5 m away (in reach: 6 + 37 + 71 = 114 frames) and a value-5 target 5 m
+    # away ((5 - 2.7) / 0.04911 + 114 = 160.8 frames) never both fit in 200 frames. With 130
+    # frames left only the near one ends in time.
+    targets = [(1, "book", (3.5, 6.0), 1), (2, "lamp", (1.0, 11.0), 5)]
+    ag, (near, far) = _planner("fire", targets, (1.0, 6.0), frame=1370)
     assert ag.plan([near, far]) == 1
     # with time for one rescue of either, the valuable one comes first
-    ag, (near, far) = _planner("fire", [(1, "book", (3.5, 6.0), 1), (2, "lamp", (1.0, 9.0), 5)], (1.0, 6.0),
-                               frame=1200)
+    ag, (near, far) = _planner("fire", targets, (1.0, 6.0), frame=1300)
     assert ag.plan([near, far]) == 2
-    assert ag.last_plan["frames"] == pytest.approx((3.0 - 2.2) / 0.01 + 30 + 75 + 50)
+    assert ag.last_plan["frames"] == pytest.approx((5.0 - 2.7) / 0.04911 + 6 + 37 + 71)
 
 
 def _fire_at_11_2(ag, grown_to=2.0):
@@ -116,18 +119,18 @@ def _fire_at_11_2(ag, grown_to=2.0):
 
 
 def test_planner_rescues_the_endangered_target_first():
-    # The front moves 0.005 m per frame. A is 3 m from the agent, 9 m from the fire; B is 4.3 m
-    # away, 2.15 m from the fire: due in (2.15 - 0.25) / 0.005 = 380 frames, held after
-    # (4.3 - 2.2) / 0.01 + 105 = 315 when taken first, after ~820 when A comes first.
+    # The front moves 0.02 m per frame. A is 3 m from the agent, 9.06 m from the fire; B is 4.3 m
+    # away, 2.15 m from the fire: due in (2.15 - 0.25) / 0.02 = 95 frames, held after
+    # (4.3 - 2.7) / 0.04911 + 43 = 75.6 when taken first, after about 250 when A comes first.
     # Nearest-first takes A and loses half of B; the planner takes B first and loses nothing.
     ag, (a, b) = _planner("fire", [(1, "book", (3.0, 6.0), 1), (2, "lamp", (9.5, 3.5), 1)], (6.0, 6.0),
                           frame=200)
-    _fire_at_11_2(ag)
-    assert ag.model.front_speed() == pytest.approx(0.005)
+    _fire_at_11_2(ag, grown_to=5.0)
+    assert ag.model.front_speed() == pytest.approx(0.02)
     assert ag.plan([a, b]) == 2
     d_b = math.hypot(11.25 - 9.5, 3.5 - 2.25)
-    assert ag.last_plan["due"][2] == pytest.approx(200 + (d_b - 0.25) / 0.005)
-    assert ag.last_plan["due"][1] == pytest.approx(200 + (math.hypot(8.25, 3.75) - 0.25) / 0.005)
+    assert ag.last_plan["due"][2] == pytest.approx(200 + (d_b - 0.25) / 0.02)
+    assert ag.last_plan["due"][1] == pytest.approx(200 + (math.hypot(8.25, 3.75) - 0.25) / 0.02)
     ag, (a, b) = _planner("fire", [(1, "book", (3.0, 6.0), 1), (2, "lamp", (9.5, 3.5), 1)], (6.0, 6.0),
                           frame=200)
     assert ag.plan([a, b]) == 1                                   # no fire seen: the nearer one first
@@ -162,14 +165,16 @@ def test_planner_rejects_a_bad_rollout_share():
 
 
 def test_planner_in_wind_skips_what_the_wind_takes_and_carries_to_the_cart():
-    # A cart at (6, 8). B (value 5, 3 m away) is seen drifting 0.02 m per frame towards the
-    # patch's edge 1 m away: gone in 50 frames, long before the agent gets there (100+ frames).
+    # A cart at (6, 8). B (value 5, 5 m away) is seen drifting 0.02 m per frame towards the
+    # patch's edge 1 m away: gone in 50 frames, before the agent gets there (52.8 frames).
     targets = [(1, "book", (6.0, 3.0), 1), (2, "radio", (11.0, 6.0), 5)]
-    ag, (a, b) = _planner("wind", targets, (8.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
+    ag, (a, b) = _planner("wind", targets, (6.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
     assert ag.plan([a, b]) == 2                                  # nothing drifts: the valuable one first
-    # walk 3 m - 2.2 in reach, face, pick up; carry 3.6 m (to (6, 8)) to the 0.95 m stand-off, face, drop
-    assert ag.last_plan["frames"] == pytest.approx(80 + 105 + (math.hypot(5, 2) - 0.95) / 0.01 + 80, abs=60)
-    ag, (a, b) = _planner("wind", targets, (8.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
+    # walk 5 m - 2.7 in reach, face, pick up; carry 5.4 m (to (6, 8)) to the 0.95 m stand-off, face, drop
+    w = 0.04911
+    assert ag.last_plan["frames"] == pytest.approx((5 - 2.7) / w + 6 + 37 + (math.hypot(5, 2) - 0.95) / w + 6 + 55,
+                                                   abs=20)
+    ag, (a, b) = _planner("wind", targets, (6.0, 6.0), frame=100, frame_limit=3000, carts=[(6.0, 8.0)])
     ag.model.track(2, 90, (10.8, 6.0))
     ag.model.track(2, 100, (11.0, 6.0))
     assert ag.plan([a, b]) == 1

@@ -53,7 +53,7 @@ def test_project_launch_file_defaults(fake_bin):
             "camera_rate:=10.0"} <= set(ros_params(sim))                   # empty: sim_node's default benchmark
     # typed as launch_ros types them: YAML scalars keep their type, $(var) values are read as YAML
     nav = ros_params(procs["navigation_node"].cmd)
-    assert {"approach_gap:=0.5", "approach_reach:=2.5", "max_navigation_time:=10.0"} <= set(nav)
+    assert {"approach_gap:=0.5", "approach_reach:=3.0", "max_navigation_time:=10.0"} <= set(nav)
     # the episode's end ends the launch; every node but the decision node must not end before it
     assert [n for n, p in procs.items() if p.required] == ["sim_node", "perception_node", "mapping_node",
                                                           "navigation_node"]

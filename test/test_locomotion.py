@@ -159,8 +159,13 @@ def _humanoid():
     return HumanoidSpec()
 
 
-STEP = _humanoid().walk_per_frame             # m per frame (0.01)
-TURN = _humanoid().turn_per_frame_deg         # deg per frame (3)
+STEP = _humanoid().walk_per_frame             # m per frame (0.04911)
+TURN = _humanoid().turn_per_frame_deg         # deg per frame (15)
+
+
+def _frames(*legs) -> int:
+    """Walking frames of straight legs (m): each leg ends on its waypoint."""
+    return sum(math.ceil(leg / STEP - 1e-9) for leg in legs)
 
 
 def _gait_walk(path, pose, step=STEP):
@@ -188,14 +193,14 @@ def _ros_walk(path, pose, goal_yaw=None, free=lambda xy: True, frames=400):
 
 
 def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
-    # bends of at most the humanoid's turn per frame (3 degrees): the same poses every frame
+    # bends of at most the humanoid's turn per frame (15 degrees): the same poses every frame
     a1, a2 = math.radians(TURN), math.radians(2 * TURN)
     p2 = (2.0 + math.cos(a1), 1.0 + math.sin(a1))
     path = [(1.0, 1.0), (2.0, 1.0), p2, (p2[0] + 0.55 * math.cos(a2), p2[1] + 0.55 * math.sin(a2))]
     emb = _gait_walk(path, (1.0, 1.0, 0.0))
     ros, cmds = _ros_walk(path, (1.0, 1.0, 0.0), frames=1000)
     assert len(ros) == len(emb)
-    assert abs(len(ros) - 2.55 / STEP) <= 1     # 1 m, 1 m and 0.55 m at 0.01 m per frame: 255 frames
+    assert len(ros) == _frames(1.0, 1.0, 0.55)     # 1 m, 1 m and 0.55 m at 0.04911 m per frame: 54 frames
     for (a, ya), (b, yb) in zip(emb, ros):
         np.testing.assert_allclose(a, b, atol=1e-9)
         assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
@@ -204,16 +209,17 @@ def test_gait_follower_walks_the_embedded_gait_frame_for_frame():
 
 def test_gait_follower_turns_sharp_bends_at_the_turn_rate():
     # a 90 degree bend, and a start facing away: both the embedded walk and the body over
-    # cmd_vel turn 3 degrees per frame in place (29 frames), then step with the 30th
+    # cmd_vel turn 15 degrees per frame in place (5 frames), then step with the 6th
     path = [(1.0, 1.0), (1.5, 1.0), (1.5, 2.0)]
     emb = _gait_walk(path, (1.0, 1.0, -math.pi / 2))
     ros, _ = _ros_walk(path, (1.0, 1.0, -math.pi / 2), frames=1000)
-    assert len(ros) == len(emb) == 2 * (round(90 / TURN) - 1) + round(1.5 / STEP)
+    in_place = round(90 / TURN) - 1
+    assert len(ros) == len(emb) == 2 * in_place + _frames(0.5, 1.0)
     for (a, ya), (b, yb) in zip(emb, ros):
         np.testing.assert_allclose(a, b, atol=1e-9)
         assert abs(math.remainder(ya - yb, 2 * math.pi)) < 1e-9
-    np.testing.assert_allclose(emb[28][0], (1.0, 1.0))       # 29 frames of turning in place
-    assert abs(emb[28][1] - math.radians(-3.0)) < 1e-9
+    np.testing.assert_allclose(emb[in_place - 1][0], (1.0, 1.0))       # 5 frames of turning in place
+    assert abs(emb[in_place - 1][1] - math.radians(-TURN)) < 1e-9
 
 
 def test_walk_turn_is_clipped_to_the_turn_rate():
@@ -231,7 +237,7 @@ def test_gait_follower_final_turn_on_the_gait_schedule():
     ros, cmds = _ros_walk([(2.0, 2.0)], (2.0, 2.0, 0.3), goal_yaw=-1.2)
     delta = -1.5
     n = turn_frames(delta, TURN)
-    assert len(ros) == n == 29                # 85.9 degrees at 3 degrees per frame
+    assert len(ros) == n == 6                 # 85.9 degrees at 15 degrees per frame
     np.testing.assert_allclose([y for _, y in ros], turn_headings(0.3, delta, n), atol=1e-9)
     assert [c.status for c in cmds] == ["final_turn"] * n + ["succeeded"]
 
@@ -239,7 +245,8 @@ def test_gait_follower_final_turn_on_the_gait_schedule():
 def test_gait_follower_reports_a_bump_at_once():
     ros, cmds = _ros_walk([(1.0, 1.0), (3.0, 1.0)], (1.0, 1.0, 0.0), free=lambda xy: xy[0] < 1.2)
     assert cmds[-1].status == "stuck" and "bumped" in cmds[-1].message
-    assert len(cmds) == 21         # 19 steps of 0.01 m, a refused one (to x = 1.2), then the report
+    steps = math.floor(0.2 / STEP)  # 4 steps of 0.04911 m, a refused one (past x = 1.2), then the report
+    assert len(cmds) == steps + 2
 
 
 def test_gait_follower_arrives_as_walk_to_does_and_faces_the_object():
@@ -306,7 +313,7 @@ def test_walk_map_is_the_embedded_walking_map():
     from hazard_sim.render.camera import CameraSpec
     from hazard_sim.runner import make_env
     from planner_node.walk_map import WalkMap
-    wrapped = make_env("fire", "test", 0, seed=0, camera=CameraSpec(width=96, height=72), frame_limit=250)
+    wrapped = make_env("fire", "test", 0, seed=0, camera=CameraSpec(width=96, height=72), frame_limit=600)
     env = wrapped.unwrapped
     obs, info = wrapped.reset()
     wm = WalkMap(info["bounds"], env.grid.resolution, env.agent.radius)
@@ -324,7 +331,7 @@ def test_walk_map_is_the_embedded_walking_map():
     assert wm.map.obstacles().sum() > 50 and len(wm.frames) > 20
 
 
-@pytest.mark.parametrize("episode,object_id,frames", [(3, 1012, 24), (0, 1008, 100)])
+@pytest.mark.parametrize("episode,object_id,frames", [(3, 1012, 58), (0, 1008, 100)])
 def test_navigation_goal_walks_walk_to_as_the_embedded_controller(episode, object_id, frames):
     # the navigation node's goal control in lock-step (GridPlanner core law planning to the
     # stand-off cells on the walking map, GaitFollower with walk_to's arrival, GoalRunner with
@@ -359,6 +366,7 @@ def test_navigation_goal_walks_walk_to_as_the_embedded_controller(episode, objec
     runner = GoalRunner(planner, lambda pose, goal: planner.plan_stand_off(pose[:2], target, radius, ARRIVE_GAP,
                                                                            ros.agent.spec.reach),
                         follower=follower, max_recoveries=10 ** 6, max_time=10.0)
+    runner.bump_ahead = False           # bumps reach the map as the simulator's bumper/cells do
     pose = lambda: (ros.agent.xy[0], ros.agent.xy[1], ros.agent.yaw)      # noqa: E731
     status, k = Status.SUCCEEDED, 0
     try:
@@ -368,7 +376,7 @@ def test_navigation_goal_walks_walk_to_as_the_embedded_controller(episode, objec
             k += 1
             if observes_at(k, ros.render_every):
                 ros.observe()
-                update_map()
+            update_map()                # a new camera frame or a bump (bumper/cells) changes it
     except NavigationError:
         status = Status.NOT_ARRIVED
     assert out.status is status

@@ -45,11 +45,12 @@ from hazard_sim.embodiment.humanoid import HumanoidSpec  # noqa: E402
 TEST_TIME_LIMIT_S = 170
 REPO = Path(__file__).resolve().parents[1]
 
-LAUNCH_ARGS = ["decision:=false", "camera_width:=96", "camera_height:=72"]
-START_X, START_Y = 0.554, 1.887                      # fire/test/0: the humanoid's start
+# fire/train/0 (a house of two rooms: room for every goal below; the test room is one small kitchen)
+LAUNCH_ARGS = ["decision:=false", "camera_width:=96", "camera_height:=72", "split:=train", "episode:=0"]
+START_X, START_Y = 0.768, 2.716                      # fire/train/0: the humanoid's start
 GOAL_AHEAD = 0.8                                      # m: the goToPose goal ahead of the start
-WALK = HumanoidSpec().limits().linear                 # m/s (0.1: the calibrated gait on the 0.1 s clock)
-FAR_GOAL = (5.45, 0.35)                               # fire/test/0: a free cell 5.5 m of path from the start
+WALK = HumanoidSpec().limits().linear                 # m/s (0.49: the Replicant's gait on the 0.1 s clock)
+FAR_GOAL = (5.8, 3.5)                                 # fire/train/0: a free cell 5.4 m of path from the start
 
 
 def _launch(env, *args) -> subprocess.Popen:
@@ -153,7 +154,7 @@ def test_nav2_simple_commander_sequence(ros_env, tmp_path):
         assert c.wait_active("bt_navigator", deadline) == "active"
         active_s = time.monotonic() - t0
 
-        # goToPose + isTaskComplete/getFeedback loop: 0.8 m ahead (8 s at the humanoid's 0.1 m/s),
+        # goToPose + isTaskComplete/getFeedback loop: 0.8 m ahead (1.6 s at the humanoid's 0.49 m/s),
         # wall-clock stamp
         fb = []
         t0 = time.monotonic()

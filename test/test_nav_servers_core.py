@@ -153,4 +153,4 @@ def test_launch_files_start_the_navigator_for_each_body():
     assert nav_params("doze.launch.yaml", {"decision": "frontier"}) is None        # the agent drives it
     assert nav_params("esar.launch.yaml", {}) is None
     assert "body_kind:=aerial" in nav_params("esar.launch.yaml", {"navigation": "true"})
-    assert {"approach_gap:=0.5", "approach_reach:=2.5"} <= nav_params("hazard.launch.yaml", {})
+    assert {"approach_gap:=0.5", "approach_reach:=3.0"} <= nav_params("hazard.launch.yaml", {})

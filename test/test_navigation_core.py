@@ -217,7 +217,7 @@ def test_follower_turns_in_place_to_goal_yaw():
     assert all(c.v == 0.0 for c in cmds)
     assert np.allclose(trace[:, :2], (3.0, 3.0))
     assert abs(wrap_angle(pose[2] - math.radians(90))) <= math.radians(10)
-    assert len(cmds) - 1 == 30                         # 90 deg at 3 deg per frame
+    assert len(cmds) - 1 == 6                          # 90 deg at 15 deg per frame
     assert all(abs(c.w) <= WMAX + 1e-9 for c in cmds)
 
 

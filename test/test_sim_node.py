@@ -196,7 +196,7 @@ def test_cmd_vel_moves_and_times_out(ctx):
 
 
 def test_services_fail_with_reasons(ctx):
-    h = Harness(ctx, task="fire", lockstep=False, realtime_factor=1.0)
+    h = Harness(ctx, task="fire", split="train", episode=13, lockstep=False, realtime_factor=1.0)
     try:
         res = h.call("pick_up")
         assert not res.success and "within reach" in res.message

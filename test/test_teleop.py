@@ -71,7 +71,7 @@ def test_nearest_reachable_target(env):
     assert target is None and why == "no target object observed yet" and status is Status.NOT_VISIBLE
     obj = env.world.targets()[0]
     env.observed_ids.add(obj.id)
-    env.agent.xy = obj.position[:2] + np.array([3.0, 0.0])
+    env.agent.xy = obj.position[:2] + np.array([env.agent.spec.reach + 0.5, 0.0])
     target, why, status = teleop.nearest_reachable_target(env)
     assert target is None and status is Status.OUT_OF_REACH and f"nearest is {obj.id}" in why
     env.agent.xy = obj.position[:2] + np.array([0.6, 0.0])

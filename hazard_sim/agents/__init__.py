@@ -15,7 +15,9 @@ from typing import Any, Protocol, runtime_checkable
 @runtime_checkable
 class Agent(Protocol):
     """What the runners need of an agent (``name``, ``reset``, ``act``); the registry makes one
-    as ``cls(seed=seed, **options)``."""
+    as ``cls(seed=seed, **options)``. An agent class whose ``privileged`` is true (default false)
+    decides on ground truth as some public baselines do: the embedded runner then runs its env
+    with ``privileged=True``; over ROS it is refused."""
 
     name: str
 
@@ -80,6 +82,13 @@ def make_agent(name: str, seed: int = 0, benchmark: str | None = None, *, group:
     return cls(seed=seed, **kw)
 
 
+def privileged_refusal(agent: str) -> str:
+    """Why a privileged agent (``privileged = True``: it decides on the simulator's ground truth)
+    cannot be a ROS decision node."""
+    return (f"agent {agent!r} decides on ground truth (every object's true position, as a public baseline "
+            "did): it runs embedded only (hazard run / bench), not as a ROS decision node")
+
+
 def cli_kwargs(cls: type, options: Any) -> dict:
     """The keyword arguments an agent class takes from parsed command-line ``options``: its
     ``cli_options`` (option destination -> keyword), for the options that were given."""
@@ -91,5 +100,5 @@ def cli_kwargs(cls: type, options: Any) -> dict:
     return out
 
 
-__all__ = ["AGENT_GROUPS", "Agent", "agents_for", "all_agent_names", "cli_kwargs", "make_agent", "register_agent",
-           "unregister_agent"]
+__all__ = ["AGENT_GROUPS", "Agent", "agents_for", "all_agent_names", "cli_kwargs", "make_agent", "privileged_refusal",
+           "register_agent", "unregister_agent"]

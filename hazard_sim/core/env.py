@@ -81,7 +81,7 @@ class EmbodiedEnv(gym.Env):
                  episode_spec: dict | None = None, seed: int = 0, camera: CameraSpec = CameraSpec(),
                  processes_act_on_body: bool = False, render_every: int = 10, dataset_root=None,
                  body_spec=None, frame_limit: int | None = None, render_backend: str = "auto",
-                 hazards_affect_agent: bool | None = None):
+                 hazards_affect_agent: bool | None = None, privileged: bool = False):
         if benchmark is None:
             from hazard_sim.core.spec import benchmark_ids
             raise ValueError(f"EmbodiedEnv needs a benchmark: one of {', '.join(benchmark_ids())}")
@@ -97,6 +97,10 @@ class EmbodiedEnv(gym.Env):
         self.processes_act_on_body = processes_act_on_body_flag(processes_act_on_body, hazards_affect_agent)
         self.render_every = max(1, int(render_every))
         self.frame_limit = frame_limit or self.spec_b.max_frames
+        #: an agent with ground-truth access (``Agent.privileged``: a benchmark's public baseline that
+        #: chooses among every object, seen or not): the task's info carries the truth it may use and
+        #: the actions accept objects not yet observed
+        self.privileged = bool(privileged)
         self._seed = seed
         if self.spec_b.camera_clip is not None:
             camera = replace(camera, near=float(self.spec_b.camera_clip[0]), far=float(self.spec_b.camera_clip[1]))

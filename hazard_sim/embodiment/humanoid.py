@@ -1,15 +1,21 @@
-"""The humanoid of HAZARD: a body on the floor with a head camera and one hand.
+"""The humanoid: a body on the floor with a head camera and one hand.
 
-Its numbers live here and nowhere else (the planner and decision nodes import them).
-ThreeDWorld's Replicant gait timing per frame is not in the public HAZARD code, while its
-hazards are specified per frame; so the body's per-frame rates are a calibration
-(docs/hazard.md, "Calibration"; ``benchmarks/calibrate_gait.py``): walking 0.01 m per
-frame, turning 3 degrees per frame, a pick-up (turn, reach, grasp, reset arm) 75 frames and
-a drop into the bag or a cart 50 frames, chosen on the train split so that the
-nearest-first agent spends as many frames per rescued object as in the paper (its Step).
-These are a 0.5 m/s walk, 150 deg/s turns, 1.5 s and 1 s arm motions if a frame is 0.02 s
-(the physics step of Unity, ThreeDWorld's engine); on this simulator's 0.1 s frame clock
-(ROS ``/clock``) the body is five times slower.
+Its numbers live here and nowhere else (the planner and decision nodes import them). They are
+ThreeDWorld's Replicant as the public rescue benchmark's code drives it (its docs page,
+"Calibration", each number with its source), counted in frames, the unit of every rate there:
+
+* walking 0.04911 m per frame (``meters_per_frame`` of ThreeDWorld's walk motion, which
+  ``move_by`` / ``move_to`` play);
+* turning 15 degrees per frame: ``turn_by`` / ``turn_to`` set the heading at once, and each
+  call then costs its key frame (the public ``next_key_frame`` runs the action's frame and one
+  more), about 2 frames per 30-degree turn: an explore (12 such turns) takes 24 frames;
+* reach 3.0 m horizontally: a grasp fails only beyond 3.0 m (the public controller's check);
+* pick-up 37 frames = turn_to 2 + reach_for 16 + grasp 3 + reset_arm 16 (arm motions of 15
+  frames plus their key frame); a drop into the bag held in the other hand 71 frames =
+  turn_to 2 + two reach_for 2 x 16 + drop 21 (at most 20 frames) + reset_arm 16; into a cart
+  55 frames = turn_to 2 + reach_for 16 + drop 21 + reset_arm 16.
+
+On this simulator's 0.1 s frame clock (ROS ``/clock``) the walk is 0.49 m/s.
 """
 from __future__ import annotations
 
@@ -33,11 +39,12 @@ class HumanoidSpec:
     height: float = 1.8
     eye_height: float = 1.5
     camera_pitch_deg: float = 25.0     # head tilted down, to see objects on the floor
-    walk_per_frame: float = 0.01
-    turn_per_frame_deg: float = 3.0
-    reach: float = 2.5
-    pick_frames: int = 75
-    drop_frames: int = 50
+    walk_per_frame: float = 0.04911
+    turn_per_frame_deg: float = 15.0
+    reach: float = 3.0
+    pick_frames: int = 37
+    drop_frames: int = 71          # into the bag held in the other hand
+    cart_drop_frames: int = 55     # into a shopping cart
 
     def limits(self, frame_dt: float = FRAME_DT) -> Limits:
         return Limits(self.walk_per_frame / frame_dt, math.radians(self.turn_per_frame_deg) / frame_dt)

@@ -102,13 +102,16 @@ class Walk:
 
     ``due(frames)``: a plan is needed (none yet, the schedule says so, or a bump dropped
     the path); ``set_path(waypoints, frames)`` after planning; ``waypoint`` the next one;
-    ``moved(xy, ok)`` after the frame's step (``ok`` False: the world refused it, a bump).
+    ``moved(xy, ok)`` after the frame's step (``ok`` False: the world refused it, a bump);
+    ``finished``: the last waypoint was reached (a walk ends there, as a path follower does,
+    even when its goal moved on meanwhile).
     """
 
     def __init__(self, replan_every: int = REPLAN_EVERY):
         self.replan_every = int(replan_every)
         self.path: list | None = None
         self.replan_at = 0
+        self.finished = False
 
     def due(self, frames: int) -> bool:
         return self.path is None or frames >= self.replan_at
@@ -116,6 +119,7 @@ class Walk:
     def set_path(self, waypoints, frames: int) -> None:
         self.path = list(waypoints)
         self.replan_at = frames + self.replan_every
+        self.finished = False
 
     @property
     def waypoint(self) -> np.ndarray:
@@ -128,4 +132,4 @@ class Walk:
         if np.linalg.norm(self.path[0] - np.asarray(xy, float)) < WAYPOINT_REACHED:
             self.path.pop(0)
             if not self.path:
-                self.path = None
+                self.path, self.finished = None, True

@@ -137,6 +137,9 @@ class DecisionNode(RescueGoals, DecisionBase):
         action_name = str(p("navigate_action", "navigate_to_pose").value)
         if self.agent_name not in AGENTS:
             raise ValueError(f"unknown agent {self.agent_name!r}; known: {', '.join(sorted(AGENTS))}")
+        if getattr(AGENTS[self.agent_name], "privileged", False):
+            from hazard_sim.agents import privileged_refusal
+            raise ValueError(privileged_refusal(self.agent_name))
 
         self.map_stamp_ns = -1
         self.map_msg: OccupancyGrid | None = None

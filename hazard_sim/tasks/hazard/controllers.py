@@ -206,7 +206,7 @@ class EnvLocomotion(Locomotion):
         if in_scene and thing.location != "scene":
             return None, fail(Status.NOT_IN_SCENE, f"object {thing.id} ({thing.name}) is {thing.location}, "
                                                    f"not in the scene")
-        if thing.id not in self.env.observed_ids:
+        if thing.id not in self.env.observed_ids and not self.env.privileged:
             return None, fail(Status.NOT_VISIBLE, f"object {thing.id} has not been observed yet")
         return _Target(thing, object_id), None
 
@@ -252,6 +252,10 @@ class EnvLocomotion(Locomotion):
             if gap <= ARRIVE_GAP:
                 self._face_walking(goal, frames)
                 return OK
+            if walk.finished:          # the path's end, short of the ring (the object moved on)
+                self._face_walking(goal, frames)
+                return Outcome(Status.SUCCEEDED, f"stopped {gap + ARRIVE_GAP:.2f} m from the object: the path "
+                                                 f"ended (it moved)")
             if env.out_of_time:
                 return fail(Status.TIME_UP, TIME_UP)
             if walk.due(frames):
@@ -276,14 +280,13 @@ class EnvLocomotion(Locomotion):
             if not env.advance(1):
                 return fail(Status.TIME_UP, TIME_UP)
             frames += 1
+            bumped = False
             if heading is not None:
                 body.yaw, steps = gait.walk_turn(body.yaw, heading, turn_rate)
-                if steps and not env.move_body(body.xy + offset):
-                    walk.moved(body.xy, False)
-                    continue
-            walk.moved(body.xy, True)
+                bumped = steps and not env.move_body(body.xy + offset)
+            walk.moved(body.xy, not bumped)
             if gait.observes_at(frames, env.render_every):
-                env.observe()
+                env.observe()           # the camera runs through a bump too
         left = float(np.linalg.norm(target.box.center[:2] - body.xy))
         return fail(Status.NOT_ARRIVED, f"not there after {WALK_TO_MAX_FRAMES} frames ({left:.1f} m left)")
 
@@ -312,7 +315,7 @@ class EnvLocomotion(Locomotion):
             return fail(Status.HANDS_FULL, f"hands full: holding {body.held.id} ({body.held.name})")
         if obj.location != "scene":
             return fail(Status.NOT_IN_SCENE, f"object {obj.id} ({obj.name}) is {obj.location}, not in the scene")
-        if obj.id not in env.observed_ids:
+        if obj.id not in env.observed_ids and not env.privileged:
             return fail(Status.NOT_VISIBLE, f"object {obj.id} has not been observed yet")
         d = float(np.linalg.norm(obj.position[:2] - body.xy))
         if d > body.spec.reach:
@@ -341,7 +344,7 @@ class EnvLocomotion(Locomotion):
                 return fail(Status.NO_CONTAINER,
                             f"no cart within reach (nearest {carts[k].name} is {gaps[k]:.2f} m away)")
             face(env, carts[k].box.center[:2])
-            env.advance(body.spec.drop_frames)
+            env.advance(body.spec.cart_drop_frames)
             w.place(obj, carts[k].box.center + np.array([0, 0, carts[k].box.half[2]]), settled=True)
             obj.meta["container"] = carts[k].name
         else:

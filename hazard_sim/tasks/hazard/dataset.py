@@ -25,6 +25,8 @@ from hazard_sim.validation import DatasetError  # noqa: F401  (one DatasetError 
 FORMAT = "hazard-episodes"
 VERSION = 1
 EPISODES_PER_SCENE = 25
+#: fire sources lie 1 to 2 m from the agent's start (the public fire test episodes: about 1.5 m)
+FIRE_SOURCE_RING = (1.0, 2.0)
 DATA_DIR = data_path("hazard", f"v{VERSION}")
 TASKS = ("fire", "flood", "wind")
 SPLITS = ("train", "test")
@@ -220,6 +222,19 @@ def _sample_free(rng, spec, free, taken, clearance, tries=400):
     raise RuntimeError("could not place an object: scene too crowded")
 
 
+def _sample_ring(rng, spec, free, center, lo: float, hi: float):
+    """A free point between ``lo`` and ``hi`` m from ``center`` (the nearest free ones beyond
+    ``lo`` when the ring has no free cell)."""
+    cells = np.argwhere(free)
+    d = np.hypot(*(np.array([spec.to_world(c) for c in cells]) - np.asarray(center)).T)
+    ring = cells[(d >= lo) & (d <= hi)]
+    if not len(ring):
+        beyond = d >= lo
+        ring = cells[beyond][np.argsort(d[beyond])[:20]]
+    i, j = ring[rng.integers(len(ring))]
+    return spec.to_world((i, j)) + rng.uniform(-0.04, 0.04, 2)
+
+
 def generate_episode(task: str, scene_name: str, index: int, variant: int) -> dict:
     rng = _rng("hazard", VERSION, task, scene_name, variant)
     scene = build_scene(scene_name)
@@ -267,7 +282,7 @@ def generate_episode(task: str, scene_name: str, index: int, variant: int) -> di
           "objects": objects, "agent": {"position": _r(agent_xy), "yaw": round(float(rng.uniform(-np.pi, np.pi)), 4)}}
     if task == "fire":
         n_src = int(rng.integers(1, 4))
-        ep["fire"] = {"sources": [_r(_sample_free(rng, spec, free, taken[:1], 2.0)) for _ in range(n_src)]}
+        ep["fire"] = {"sources": [_r(_sample_ring(rng, spec, free, agent_xy, *FIRE_SOURCE_RING)) for _ in range(n_src)]}
     elif task == "flood":
         ep["flood"] = {"source_wall": str(rng.choice(["n", "s", "e", "w"]))}
     else:

@@ -14,6 +14,7 @@ PAPER = {  # value %, step, damage %; "llm" is the paper's GPT-4 row
 }
 for _rows in PAPER.values():      # the paper's greedy is the public code's (greedy_public, farthest first)
     _rows["greedy_public"] = _rows["greedy"]
+    _rows["random_public"] = _rows["random"]      # and its random the public rand.py (privileged)
 
 
 def _fmt(v, nd=1):

@@ -74,7 +74,16 @@ class RescueTask(Task):
         return {"held": spaces.Box(-1, np.iinfo(np.int32).max, (), np.int64)}
 
     def info(self, env) -> dict:
-        return {"rescued_ids": [r.id for r in self.rescued]}
+        info = {"rescued_ids": [r.id for r in self.rescued]}
+        if env.privileged:
+            # the public code's privileged choices (its random and PPO agents): every target
+            # still in the scene and every cart, with their true positions
+            info["privileged"] = {
+                "targets": {o.id: [float(v) for v in o.position] for o in env.world.targets()
+                            if o.location == "scene"},
+                "containers": {pid: [float(v) for v in env.world.scene.part(name).box.center]
+                               for name, pid in env.world.part_ids.items() if name.startswith("cart")}}
+        return info
 
 
 class RescueMeasure(Measure):

@@ -8,12 +8,18 @@ from hazard_sim.tasks.hazard.agents.hazard_planner import HazardMCTSAgent
 from hazard_sim.tasks.hazard.agents.llm import LLMAgent
 from hazard_sim.tasks.hazard.agents.mcts import MCTSAgent, ValueAwareMCTSAgent
 from hazard_sim.tasks.hazard.agents.ppo import PPOAgent
-from hazard_sim.tasks.hazard.agents.simple import GreedyAgent, PublicGreedyAgent, RandomAgent, RuleAgent
+from hazard_sim.tasks.hazard.agents.simple import (
+    GreedyAgent,
+    PublicGreedyAgent,
+    PublicRandomAgent,
+    RandomAgent,
+    RuleAgent,
+)
 
 #: the agent group of the HAZARD benchmarks (``BenchmarkSpec.agents``)
 GROUP = "hazard"
-AGENTS = {cls.name: cls for cls in (RandomAgent, RuleAgent, GreedyAgent, PublicGreedyAgent, MCTSAgent,
-                                    ValueAwareMCTSAgent, HazardMCTSAgent, LLMAgent, PPOAgent)}
+AGENTS = {cls.name: cls for cls in (RandomAgent, PublicRandomAgent, RuleAgent, GreedyAgent, PublicGreedyAgent,
+                                    MCTSAgent, ValueAwareMCTSAgent, HazardMCTSAgent, LLMAgent, PPOAgent)}
 for _name, _cls in AGENTS.items():
     register_agent(GROUP, _cls, _name)
 

@@ -174,7 +174,7 @@ class HazardMCTSAgent(MCTSAgent):
     def carry_frames(self, geodesic: float) -> float:
         """Frames from holding an object ``geodesic`` m from a cart to having dropped it in
         (the cart's own size is not known: its centre counts)."""
-        return max(geodesic - self.STAND_OFF, 0.0) / self.WALK_PER_FRAME + self.FACE_FRAMES + self.DROP_FRAMES
+        return max(geodesic - self.STAND_OFF, 0.0) / self.WALK_PER_FRAME + self.FACE_FRAMES + self.CART_DROP_FRAMES
 
     def plan(self, open_) -> int | None:
         m = self.memory

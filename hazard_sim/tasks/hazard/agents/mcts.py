@@ -48,6 +48,7 @@ class MCTSAgent(RescueAgent):
 
     # the humanoid's own timing (HumanoidSpec, the one source; explore = 12 turns of 30 degrees)
     WALK_PER_FRAME, PICK_FRAMES, DROP_FRAMES = _BODY.walk_per_frame, _BODY.pick_frames, _BODY.drop_frames
+    CART_DROP_FRAMES = _BODY.cart_drop_frames
     EXPLORE_FRAMES = 12 * math.ceil(30.0 / _BODY.turn_per_frame_deg)
     PROGRESS = 0.2      # m closer to the target after a not_arrived walk_to that count as progress
 

@@ -62,6 +62,65 @@ class RandomAgent(RescueAgent):
         return self.plan
 
 
+class PublicRandomAgent(RescueAgent):
+    """HAZARD's random agent as its public code ran it for Table 1 (``policy/rand.py``: a uniform
+    draw among the six actions of its RL interface, carried out by ``fire_gym``'s
+    ``get_challenge_action``). The choices are **privileged**: "nearest target" is the nearest of
+    *every* target still in the scene, seen or not, and a pick-up may name a target never observed
+    (the simulator's true positions, ``info["privileged"]``), as in the public code. The six, drawn
+    uniformly each decision:
+
+    0 ``walk_to`` the nearest target; 1 ``walk_to`` the nearest container (a cart; none indoors);
+    2 ``pick_up`` the nearest target; 3 ``drop``; 4 ``explore``; 5 ``walk_to`` an object in view now.
+
+    A choice that names nothing (no cart indoors, nothing in view) is ``turn_by 0`` (one frame),
+    as for the RL agent. Embedded only: over ROS the decision node has no ground truth to give it.
+    ``random`` is the perceiving random agent of ``policy/random.py``."""
+
+    name = "random_public"
+    privileged = True
+    WAIT = ("turn_by", 0.0)
+
+    def reset(self, obs: dict, info: dict) -> None:
+        self.truth = {}
+        super().reset(obs, info)
+
+    def observe(self, obs: dict, info: dict) -> None:
+        super().observe(obs, info)
+        if "privileged" not in info:
+            raise RuntimeError("random_public decides on ground truth (the public code's privileged random): "
+                               "run it with an env made with privileged=True (hazard run / bench do)")
+        self.truth = info["privileged"]
+
+    def act(self, obs: dict, info: dict):
+        """Observe, then draw (no stuck-recovery moves: the public agent has none)."""
+        self.observe(obs, info)
+        self.last_action = self.decide()
+        return self.last_action
+
+    def _nearest(self, where: dict):
+        if not where:
+            return None
+        xy = self.memory.agent_pose[:2]
+        return min(sorted(where), key=lambda k: math.hypot(where[k][0] - xy[0], where[k][1] - xy[1]))
+
+    def decide(self):
+        k = int(self.rng.integers(6))
+        if k in (0, 2):
+            t = self._nearest(self.truth["targets"])
+            return self.WAIT if t is None else ("walk_to" if k == 0 else "pick_up", int(t))
+        if k == 1:
+            c = self._nearest(self.truth["containers"])
+            return self.WAIT if c is None else ("walk_to", int(c))
+        if k == 3:
+            return ("drop",)
+        if k == 4:
+            return ("explore",)
+        m = self.memory
+        seen = sorted(r.id for r in m.objects.values() if r.status == "scene" and r.last_seen == m.frame)
+        return ("walk_to", int(self.rng.choice(seen))) if seen else self.WAIT
+
+
 class _PersistentAgent(RescueAgent):
     """Commits to one known target until it is rescued or given up, then chooses again."""
 

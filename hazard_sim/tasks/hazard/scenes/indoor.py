@@ -1,8 +1,8 @@
 """Procedural indoor houses for the fire and flood tasks: four room layouts.
 
 Each layout fixes walls, doors and furniture; episodes vary the objects, the
-agent's start pose and the hazard sources.  Layout ``hall`` is held out as the
-test room (HAZARD splits train:test 3:1 by room).
+agent's start pose and the hazard sources.  Layout ``kitchen`` (one room of the public
+test room's size) is held out as the test room (HAZARD splits train:test 3:1 by room).
 """
 from __future__ import annotations
 
@@ -98,6 +98,25 @@ def hall() -> Scene:
                   ("living_room", (0, 5, 6, h)), ("kitchen", (6, 5, w, h))])
 
 
-LAYOUTS = {f.__name__: f for f in (kitchen_living, two_bedroom, l_apartment, hall)}
+def kitchen() -> Scene:
+    """The test room: one kitchen of 3.6 m x 6.6 m, the size of the public code's fire test room
+    (ThreeDWorld's ``mm_kitchen_3a``; docs/hazard.md, "Test room"), with a counter and a fridge
+    along one long wall, a dining table and a sideboard (faces off the 0.1 m map grid's cell edges,
+    where a point's float rounding would decide its cell)."""
+    w, h = 3.6, 6.6
+    parts = [floor_part((0, 0, w, h))] + _outer(w, h)
+    parts += [
+        block("counter", "furniture", 0.45, 3.65, 0.6, 2.8, 0.9, COUNTER, True),
+        block("fridge", "furniture", 0.5, 1.4, 0.7, 0.7, 1.8, (220, 220, 230)),
+        block("dining_table", "furniture", 2.25, 4.65, 1.2, 0.8, 0.75, WOOD, True),
+        block("sideboard", "furniture", 3.15, 1.55, 0.6, 1.2, 0.8, WOOD, True),
+    ]
+    return Scene("kitchen", "indoor", (0, 0, w, h), parts, [("kitchen", (0, 0, w, h))])
+
+
+LAYOUTS = {f.__name__: f for f in (kitchen_living, two_bedroom, l_apartment, hall, kitchen)}
 TRAIN_LAYOUTS = ("kitchen_living", "two_bedroom", "l_apartment")
-TEST_LAYOUTS = ("hall",)
+#: the held-out room: the public code's fire test room is one kitchen of about 3.6 m x 6.6 m (its
+#: targets 2.8 m from the start on average); ``hall`` (12 m x 8 m, five rooms), the test room until
+#: the calibration of 2026-12-03, is kept for runs of the older results
+TEST_LAYOUTS = ("kitchen",)
