@@ -95,3 +95,25 @@ def test_random_public_runs_embedded():
     assert m["agent"] == "random_public" and m["frames"] <= 400
     again = run_episode("hazard/fire", "test", 0, "random_public", seed=0, frame_limit=400)
     assert {k: v for k, v in m.items() if k != "wall_time_s"} == {k: v for k, v in again.items() if k != "wall_time_s"}
+
+
+def test_paper_tables_prints_what_results_hold(tmp_path, capsys):
+    """benchmarks/paper_tables.py reads sweep files and prints the benchmark's table, nothing run."""
+    import importlib.util
+    from pathlib import Path
+
+    from hazard_sim.runner import bench
+    folder = tmp_path / "hazard_table"
+    folder.mkdir()
+    bench("hazard/fire", "test", "greedy", [0, 1], workers=1, out=str(folder / "fire_test_greedy.jsonl"),
+          progress=False, frame_limit=150)
+    (folder / "fire_test_rule.jsonl").write_text('{"episode": 0, "config": {"dataset": "another"}}\n')
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "paper_tables.py"
+    spec = importlib.util.spec_from_file_location("paper_tables", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--results", str(tmp_path), "--only", "hazard"]) == 0
+    out = capsys.readouterr().out
+    assert "HAZARD fire" in out and "greedy" in out and "(2)" in out
+    assert "stale, another dataset version: fire_test_rule.jsonl" in out
+    assert mod.main(["--results", str(tmp_path / "none"), "--only", "esar"]) == 1
