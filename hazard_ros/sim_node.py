@@ -67,7 +67,7 @@ from std_srvs.srv import Trigger
 from hazard_ros import ros_qos as qos_profiles
 from hazard_ros.plugins import load_plugin
 from hazard_ros.ros_node_main import run_node
-from hazard_ros.sim_params import PARAMETERS, episode_spec, read_parameters  # noqa: F401  (the node's API)
+from hazard_ros.sim_params import PARAMETERS, env_frame_limit, episode_spec, read_parameters  # noqa: F401  (the node's API)
 from hazard_ros.sim_publishers import SimPublishers
 from hazard_ros.sim_services import SimServices
 from hazard_ros.sim_topics import (  # noqa: F401  (the node's topic catalogue, imported from here by tests)
@@ -107,7 +107,7 @@ class SimNode(SimPublishers, SimServices, Node):
                                    camera=CameraSpec(p["camera_width"], p["camera_height"], p["camera_hfov"]),
                                    processes_act_on_body=p["processes_act_on_body"],
                                    dataset_root=Path(p["dataset_root"]) if p["dataset_root"] else None,
-                                   frame_limit=p["frame_limit"] or None)
+                                   frame_limit=env_frame_limit(p))
             self.env.reset()
         except (IndexError, KeyError, OSError, DatasetError) as exc:
             raise ValueError(f"cannot load episode {p['benchmark']}/{p['split']}/{p['episode']}: "

@@ -33,7 +33,8 @@ PARAMETERS = {
     "lidar_beams": (360, int, "LiDAR beams per ring"),
     "lidar_rings": (16, int, "LiDAR rings (-15..+15 deg)"),
     "lidar_range": (20.0, float, "LiDAR maximum range (m)"),
-    "frame_limit": (0, int, "episode length in frames (0: the benchmark's max_frames)"),
+    "frame_limit": (0, int, "episode length in frames (0: the benchmark's max_frames; -1: no limit, for "
+                            "driving by hand)"),
     "lockstep": (False, bool, "advance only through sim/step (and the task's action services)"),
     "processes_act_on_body": (False, bool, "world processes slow / block / push the body (the harder setting)"),
     "hazards_affect_agent": (False, bool, "deprecated spelling of processes_act_on_body (either one turns it on)"),
@@ -129,10 +130,20 @@ def check(out: dict) -> None:
     if not out["exit_after_episode"] < math.inf:         # (NaN fails too)
         raise ValueError(f"parameter 'exit_after_episode' must be a finite number of s (< 0: never), "
                          f"got {out['exit_after_episode']}")
-    if out["frame_limit"] < 0:
-        raise ValueError(f"parameter 'frame_limit' must be >= 0 (0: the task's), got {out['frame_limit']}")
+    if out["frame_limit"] < -1:
+        raise ValueError(f"parameter 'frame_limit' must be >= 0 (0: the task's) or -1 (no limit), "
+                         f"got {out['frame_limit']}")
     if out["lidar_beams"] <= 0 or out["lidar_rings"] <= 0:
         raise ValueError("parameters 'lidar_beams' and 'lidar_rings' must be > 0")
+
+
+#: ``frame_limit: -1``: an episode that never runs out of time (2**31 - 1 frames: 6.8 years at 0.1 s)
+NO_FRAME_LIMIT = 2 ** 31 - 1
+
+
+def env_frame_limit(p: dict) -> int | None:
+    """The env's frame limit of the parameters: None (the benchmark's), a number, or no limit."""
+    return NO_FRAME_LIMIT if p["frame_limit"] == -1 else (p["frame_limit"] or None)
 
 
 def episode_spec(p: dict) -> dict | None:

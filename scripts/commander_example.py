@@ -2,13 +2,14 @@
 spin, back up, with nav2_simple_commander's method names (planner_node.ros_commander.Navigator;
 with the upstream package, ``BasicNavigator()`` takes the same calls).
 
-    .venv/bin/hazard_launch decision:=false &          # the stack without the agent
+    .venv/bin/hazard_launch decision:=false frame_limit:=-1 &    # the stack without the agent, no time limit
     .venv/bin/python scripts/commander_example.py --x 4.0 --y 6.0
 
-The episode still ends at its frame limit (HAZARD fire: 1500 frames, 150 s of sim time; in
-lock-step the clock only moves while the robot does): the simulator then exits and the launch
-with it, and a later call finds no server. The Navigator's waits end with a message then
-(``server_timeout``, 60 s; ``getTaskError()``), and ``waitUntilNav2Active`` raises TimeoutError.
+Without ``frame_limit:=-1`` the episode still ends at its frame limit (HAZARD fire: 1500 frames,
+150 s of sim time; in lock-step the clock only moves while the robot does): the simulator then
+exits and the launch with it, and a later call finds no server. The Navigator's waits end with a
+message then (``server_timeout``, 60 s; ``getTaskError()``), and ``waitUntilNav2Active`` raises
+TimeoutError.
 """
 from __future__ import annotations
 

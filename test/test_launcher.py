@@ -378,3 +378,14 @@ def test_the_nodes_refuse_the_same_values_in_one_line(tmp_path):
                                "--ros-args", *args], capture_output=True, text=True, env=launch_env(), timeout=60)
         assert proc.returncode == 2, (exe, proc.stderr[-2000:])
         assert "Traceback" not in proc.stderr and f"[{exe}] error:" in proc.stderr, (exe, proc.stderr[-2000:])
+
+
+def test_frame_limit_minus_one_is_no_limit():
+    """frame_limit:=-1 drives by hand without an episode end; 0 is the benchmark's; below -1 is refused."""
+    pytest.importorskip("rclpy")
+    from hazard_ros.sim_params import NO_FRAME_LIMIT, env_frame_limit, parameters_from
+    assert env_frame_limit(parameters_from({"benchmark": "hazard/fire", "frame_limit": -1})) == NO_FRAME_LIMIT
+    assert env_frame_limit(parameters_from({"benchmark": "hazard/fire", "frame_limit": 0})) is None
+    assert env_frame_limit(parameters_from({"benchmark": "hazard/fire", "frame_limit": 40})) == 40
+    with pytest.raises(ValueError, match="-1 \\(no limit\\)"):
+        parameters_from({"benchmark": "hazard/fire", "frame_limit": -2})

@@ -461,3 +461,13 @@ def test_pick_up_object_takes_the_named_object_not_the_nearest(ctx):
         assert env.agent.held is far                     # the named one, though `near` is nearer
     finally:
         h.close()
+
+
+def test_frame_limit_minus_one_never_ends_the_episode(ctx):
+    from hazard_ros.sim_params import NO_FRAME_LIMIT
+    h = Harness(ctx, task="fire", lockstep=True, frame_limit=-1)
+    try:
+        assert h.sim.env.frame_limit == NO_FRAME_LIMIT
+        assert h.call("sim/step").success and not h.sim.env.out_of_time
+    finally:
+        h.close()
