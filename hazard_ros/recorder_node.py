@@ -27,7 +27,9 @@ signal can no longer interrupt a write half-way). Killed with SIGKILL, the MCAP 
 no summary and there is no ``metadata.yaml`` (``ros2 bag reindex`` restores it).
 
 Run: ``mcap_recorder --ros-args -p output:=runs/ep0 [-p topics:="['/odom']"]
-[-p exclude:='.*image_raw'] [-p compression:=zstd|lz4|none]``.
+[-p exclude:='.*image_raw'] [-p compression:=zstd|lz4|none] [-p chunk_size:=BYTES]``.
+On a full disk the recorder stops, cuts the file back to its last whole record (losing at most
+the chunk being written) and ends it with MCAP's DataEnd and Footer, so readers read the rest.
 Read back: ``rosbags.highlevel.AnyReader([Path('runs/ep0')])``, or ``mcap.reader.make_reader``
 on ``runs/ep0/ep0_0.mcap`` + ``rclpy.serialization.deserialize_message``.
 """
@@ -194,6 +196,33 @@ def bag_paths(output: str) -> tuple[Path, Path]:
     return d, d / f"{d.name}_0.mcap"
 
 
+class WholeRecords:
+    """The bag's file for the MCAP writer: unbuffered (a write that fails leaves nothing of itself
+    in a Python buffer to be retried at close), its offset the writer's record boundaries."""
+
+    def __init__(self, path: Path):
+        self.f = open(path, "wb", buffering=0)
+
+    def write(self, data) -> int:
+        data = memoryview(bytes(data))
+        done = 0
+        while done < len(data):
+            done += self.f.write(data[done:])
+        return len(data)
+
+    def tell(self) -> int:
+        return self.f.tell()
+
+    def flush(self) -> None:
+        pass                              # nothing is buffered
+
+    def fileno(self) -> int:
+        return self.f.fileno()
+
+    def close(self) -> None:
+        self.f.close()
+
+
 def output_problem(output: str) -> str | None:
     """Why a bag cannot be written at ``output`` (None: it can): an existing bag, or a place where
     the directory cannot be made (its nearest existing parent is not a writable directory)."""
@@ -242,6 +271,8 @@ class Recorder(Node):
         exclude = str(param("exclude", "", "regular expression of topics not to record"))
         period = float(param("discovery_period", 1.0, "seconds between topic discoveries"))
         compression = str(param("compression", "zstd", "chunk compression: zstd | lz4 | none"))
+        chunk_size = param("chunk_size", 1024 * 1024, "bytes of messages per MCAP chunk (a full disk loses at most "
+                                                      "the chunk being written)")
         self.include_hidden = bool(param("include_hidden", False, "also record hidden topics (/_action/...)"))
         if not output:
             raise ValueError("parameter 'output' is empty: give the MCAP file to write (-p output:=run.mcap)")
@@ -250,6 +281,8 @@ class Recorder(Node):
         kinds = {"zstd": CompressionType.ZSTD, "lz4": CompressionType.LZ4, "none": CompressionType.NONE}
         if compression not in kinds:
             raise ValueError(f"parameter 'compression' must be one of {sorted(kinds)}, got {compression!r}")
+        if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or not 1024 <= chunk_size <= 2 ** 30:
+            raise ValueError(f"parameter 'chunk_size' must be a number of bytes from 1024 to 2**30, got {chunk_size!r}")
         try:
             self.exclude = re.compile(exclude) if exclude else None
         except re.error as exc:
@@ -261,14 +294,14 @@ class Recorder(Node):
         self.bag_dir, self.path = bag_paths(output)
         try:
             self.bag_dir.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "wb")
+            self._file = WholeRecords(self.path)
         except OSError as exc:
             raise ValueError(f"cannot create the bag {str(self.bag_dir)!r}: {exc.strerror or exc}") from None
         self._lock = threading.Lock()
         self.topic_info: dict[str, dict] = {}
         self.first_ns: int | None = None
         self.last_ns: int | None = None
-        self.writer = Writer(self._file, compression=kinds[compression])
+        self.writer = Writer(self._file, compression=kinds[compression], chunk_size=chunk_size)
         self.writer.start(profile=Profile.ROS2, library="hazard_stack mcap_recorder")
         self.writer.add_metadata("rosbag2", {"serialized_metadata": "",
                                              "ROS_DISTRO": os.environ.get("ROS_DISTRO", "kilted")})
@@ -335,8 +368,13 @@ class Recorder(Node):
         with self._lock:
             if self.closed:
                 return
-            self.writer.add_message(channel, log_time=now, data=bytes(data), publish_time=sent,
-                                    sequence=self.counts[topic])
+            safe = self._file.tell()          # a record boundary: the writer is between calls
+            try:
+                self.writer.add_message(channel, log_time=now, data=bytes(data), publish_time=sent,
+                                        sequence=self.counts[topic])
+            except OSError as exc:
+                self._write_failed(exc, safe)
+                return
             self.counts[topic] += 1
             self.first_ns = now if self.first_ns is None else min(self.first_ns, now)
             self.last_ns = now if self.last_ns is None else max(self.last_ns, now)
@@ -362,6 +400,45 @@ class Recorder(Node):
     def on_shutdown(self) -> None:
         self.close()
 
+    def _write_metadata(self) -> None:
+        tmp = self.bag_dir / "metadata.yaml.tmp"
+        tmp.write_text(yaml.safe_dump(self.metadata(), sort_keys=False))
+        os.replace(tmp, self.bag_dir / "metadata.yaml")
+
+    def _write_failed(self, exc: OSError, safe: int) -> None:
+        """A write to the bag failed (a full disk): stop recording; cut the file back to ``safe``
+        (the end of its last whole record: what the failed call began is lost, at most one chunk)
+        and end it there with MCAP's DataEnd and Footer (no summary: readers then read it in
+        order), or leave it ending on that record if even those do not fit. Say so once. Called
+        with the lock held."""
+        import errno
+
+        from mcap.data_stream import RecordBuilder
+        from mcap.records import DataEnd, Footer
+        from mcap.writer import MCAP0_MAGIC
+        code = errno.errorcode.get(exc.errno, str(exc.errno))
+        self.closed = True
+        fd = self._file.fileno()
+        os.ftruncate(fd, safe)
+        self._file.f.seek(safe)
+        end = RecordBuilder()
+        DataEnd(0).write(end)
+        Footer(0, 0, 0).write(end)
+        try:
+            self._file.write(end.end() + MCAP0_MAGIC)
+            os.fsync(fd)
+            ended = "ended there"
+        except OSError:
+            os.ftruncate(fd, safe)
+            ended = "without its footer (no room even for that)"
+        self._file.close()
+        self.get_logger().error(f"cannot write the bag {self.path}: {exc.strerror} ({code}); recording stopped, "
+                                f"the file keeps its whole records, {ended}")
+        try:
+            self._write_metadata()
+        except OSError:
+            pass
+
     def close(self) -> None:
         """Finish the MCAP file (last chunk, indexes, summary), then write ``metadata.yaml``
         (atomically); further messages are ignored."""
@@ -369,13 +446,15 @@ class Recorder(Node):
             if self.closed:
                 return
             self.closed = True
-            self.writer.finish()
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            safe = self._file.tell()
+            try:
+                self.writer.finish()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                self._write_failed(exc, safe)
+                return
             self._file.close()
-        tmp = self.bag_dir / "metadata.yaml.tmp"
-        tmp.write_text(yaml.safe_dump(self.metadata(), sort_keys=False))
-        os.replace(tmp, self.bag_dir / "metadata.yaml")
+        self._write_metadata()
         text = f"recorded {sum(self.counts.values())} messages on {len(self.counts)} topics to {self.bag_dir}"
         if self.context.ok():
             self.get_logger().info(text)

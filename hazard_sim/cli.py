@@ -15,6 +15,8 @@ run, bench and table take ``--perception groundtruth|onnx|yolo|yolo_world --dete
 from __future__ import annotations
 
 import argparse
+import errno
+import io
 import json
 import os
 import signal
@@ -406,10 +408,60 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when the shell closed it (``>&-``): a write fails, so a result is never lost
+    silently."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed", "standard output")
+
+
+#: write errors that are the machine's, not the program's: one line, exit 1
+WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EPIPE, errno.EBADF, errno.EROFS, errno.EFBIG)
+
+
+def _write_error(e: OSError) -> str:
+    where = e.filename or "standard output"
+    code = errno.errorcode.get(e.errno, str(e.errno))
+    return f"hazard: cannot write {where}: {e.strerror} ({code}); what was written before is kept"
+
+
+def _quiet_write_errors() -> None:
+    """After the one-line report: writers that the failed write left open (an image or video
+    file) fail again when they are collected; those repeats are not printed."""
+    default = sys.unraisablehook
+
+    def hook(u):
+        if not (isinstance(u.exc_value, OSError) and u.exc_value.errno in WRITE_ERRORS):
+            default(u)
+    sys.unraisablehook = hook
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
     try:
-        return args.func(args)
+        rc = args.func(args)
+        try:
+            sys.stdout.flush()          # a full disk behind stdout shows here, not after exit
+        except OSError as e:
+            raise OSError(e.errno, e.strerror, e.filename or "standard output") from None
+        return rc
+    except OSError as e:
+        if e.errno not in WRITE_ERRORS or isinstance(e, (FileNotFoundError, FileExistsError)):
+            raise
+        print(_write_error(e), file=sys.stderr)
+        _quiet_write_errors()
+        if e.filename in (None, "standard output") and not isinstance(sys.stdout, _ClosedStdout):
+            # what is still buffered for stdout goes nowhere at exit (no second error there)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return 1
     except SweepInterrupted as e:       # Ctrl-C / SIGTERM of a sweep: what was written stays
         where = f" in {e.path}; the same command resumes" if e.path else ""
         print(f"\nhazard: interrupted by {signal.Signals(e.signum).name}: {e.kept} result(s) kept{where}",

@@ -70,8 +70,8 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     if save_viz:
         if env.spec_b.recorder is None:
             raise ValueError(f"--save-viz: benchmark {env.benchmark} has no recorder (its spec's recorder)")
-        recorder = env.spec_b.recorder(env, save_viz)
-        recorder.add(info, obs)
+        recorder = _viz_call(save_viz, env.spec_b.recorder, env, save_viz)
+        _viz_call(save_viz, recorder.add, info, obs)
     actions = failed = 0
     terminated = truncated = False
     while not (terminated or truncated):
@@ -81,7 +81,7 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
         actions += 1
         failed += not info["action_result"]["success"]
         if recorder:
-            recorder.add(info, obs)
+            _viz_call(save_viz, recorder.add, info, obs)
     m = env.metrics()
     env.close()
     m.update(getattr(pol, "episode_info", dict)())
@@ -90,8 +90,17 @@ def run_episode(benchmark: str, split: str, episode: int, agent: str, seed: int 
     if seen.settings != PerceptionSettings():       # the default adds nothing (golden results)
         m["perception"] = {**seen.settings.key(env.benchmark), **seen.stats, **getattr(seen.backend, "stats", {})}
     if recorder:
-        m["viz"] = recorder.finish(m)
+        m["viz"] = _viz_call(save_viz, recorder.finish, m)
     return m
+
+
+def _viz_call(folder, fn, *args):
+    """A recorder's step; a write error (a full disk) names the ``--save-viz`` folder (the CLI
+    prints it in one line)."""
+    try:
+        return fn(*args)
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, e.filename or str(folder)) from None
 
 
 def _run_one(args):

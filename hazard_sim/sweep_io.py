@@ -141,12 +141,23 @@ class ResultsWriter:
             self._append(r)
 
     def _append(self, record: dict) -> None:
-        size = os.fstat(self.fh.fileno()).st_size
+        fd = self.fh.fileno()
+        size = os.fstat(fd).st_size
+        data = json.dumps(record, allow_nan=False) + "\n"
         if size and (size != self.size or not self.written) and not self._ends_with_newline():
-            self.fh.write("\n")                 # someone left a partial line: ours starts on its own
-        self.fh.write(json.dumps(record, allow_nan=False) + "\n")
-        self.fh.flush()
-        self.size = os.fstat(self.fh.fileno()).st_size
+            data = "\n" + data                  # someone left a partial line: ours starts on its own
+        raw = data.encode()
+        try:                                    # unbuffered: a failed write leaves nothing behind
+            done = 0
+            while done < len(raw):
+                done += os.write(fd, raw[done:])
+        except OSError as e:                    # disk full, quota, I/O error: the file keeps what it had
+            try:
+                os.ftruncate(fd, size)
+            except OSError:
+                pass
+            raise OSError(e.errno, e.strerror, str(self.path)) from None
+        self.size = os.fstat(fd).st_size
 
     def write(self, record: dict) -> None:
         """Append ``record``; ValueError (nothing written) if it holds a NaN or infinite number."""

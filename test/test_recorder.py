@@ -135,3 +135,57 @@ def test_bad_output_parameter(ctx, tmp_path):
     with pytest.raises(ValueError, match="compression"):
         Recorder(context=ctx, parameter_overrides=[Parameter("output", value="/tmp/x.mcap"),
                                                    Parameter("compression", value="gzip")])
+
+
+def test_full_disk_keeps_a_readable_bag(ctx, tmp_path):
+    """The disk fills while recording: one error line, recording stops, and the bag is cut back to
+    its last whole record and ended there, so mcap's readers read every message before it."""
+    import errno
+    out = tmp_path / "full"
+    probe = rclpy.create_node("probe_full", context=ctx)
+    images = probe.create_publisher(Image, "camera/image_raw", 100)
+    rec = Recorder(context=ctx, parameter_overrides=[Parameter("output", value=str(out)),
+                                                     Parameter("discovery_period", value=0.2),
+                                                     Parameter("chunk_size", value=1024),
+                                                     Parameter("compression", value="none"),
+                                                     Parameter("exclude", value="/rosout|/parameter_events")])
+    ex = SingleThreadedExecutor(context=ctx)
+    ex.add_node(rec)
+    ex.add_node(probe)
+    f = rec._file.f
+    capacity = 4000                               # the disk: writes past it fail as a full disk does
+
+    class Disk:
+        def write(self, data):
+            room = capacity - f.tell()
+            if len(data) > room:
+                f.write(bytes(data[:max(room, 0)]))
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(f, name)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and ("/camera/image_raw" not in rec.channels or
+                                               images.get_subscription_count() == 0):
+            ex.spin_once(timeout_sec=0.05)
+        rec._file.f = Disk()
+        img = np.zeros((4, 5, 3), np.uint8)
+        for k in range(60):
+            images.publish(conv.to_ros_image(img + k % 7, conv.stamp_from_frame(k), "cam"))
+            ex.spin_once(timeout_sec=0.01)
+        while time.monotonic() < deadline and not rec.closed:
+            ex.spin_once(timeout_sec=0.05)
+        assert rec.closed, "the disk never filled"
+    finally:
+        rec.close()
+        ex.shutdown()
+        rec.destroy_node()
+        probe.destroy_node()
+    kept = rec.counts["/camera/image_raw"]
+    with open(rec.path, "rb") as fh:
+        got = [deserialize_message(m.data, Image) for _, _, m in mcap_reader.make_reader(fh).iter_messages()]
+    assert 0 < len(got) <= kept < 60
+    assert [bytes(m.data)[0] for m in got] == [k % 7 for k in range(len(got))]
+    assert (out / "metadata.yaml").is_file()
