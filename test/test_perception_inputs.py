@@ -85,3 +85,24 @@ def test_a_detector_of_another_benchmarks_class_set_ends_the_launch():
     assert proc.returncode == 1, out[-3000:]
     assert "class set 'doze' (trained for doze), not one for hazard/fire" in out, out[-3000:]
     assert "process 'perception_node' crashed (exit code 1)" in out, out[-3000:]
+
+
+def test_a_namer_of_another_benchmark_is_refused():
+    """An instance namer that knows none of the episode's kinds would name nothing: refused at the
+    first frame, with what it was trained for (issue 32, class 1)."""
+    from pathlib import Path
+
+    from hazard_sim.perception.errors import DetectorInputError
+    from hazard_sim.perception.namer import namer_problem
+    from hazard_sim.runner import run_episode
+    assert namer_problem(["clue:rope", "victim"], ["book", "apple"], "n.onnx", "hazard/fire").startswith(
+        "namer n.onnx: it names none of the 2 kinds")
+    assert namer_problem(["book", "victim"], ["book", "apple"], "n.onnx", "hazard/fire") is None
+    root = Path(__file__).resolve().parents[1] / "data" / "perception"
+    if not (root / "namer_esar" / "namer.onnx").is_file():
+        pytest.skip("the shipped ESAR namer is not here")
+    from hazard_sim.perception.embedded import PerceptionSettings
+    settings = PerceptionSettings(backend="onnx", weights=str(root / "detector.onnx"),
+                                  namer=str(root / "namer_esar" / "namer.onnx"))
+    with pytest.raises(DetectorInputError, match="names none of the .* kinds of objects in this hazard/fire"):
+        run_episode("hazard/fire", "test", 0, "greedy", seed=0, frame_limit=20, perception=settings)

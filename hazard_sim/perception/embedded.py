@@ -215,6 +215,13 @@ class EmbeddedPerception:
             return obs, info                         # the oracle, untouched
         labels_out: dict[int, str] = {} if self.backend is not None else info.get("labels", {})
         gt_labels = info.get("labels", {})
+        namer = getattr(self.backend, "namer", None)
+        if namer is not None and not getattr(self, "_namer_checked", False) and gt_labels:
+            self._namer_checked = True
+            from hazard_sim.perception.namer import namer_problem
+            problem = namer_problem(namer.classes, gt_labels.values(), namer.path, self.benchmark)
+            if problem:
+                raise DetectorInputError(problem)
         seen = {}           # the step's last frame is both ``obs`` and the last of its observations: once
 
         def frame(o):

@@ -89,6 +89,18 @@ def namer_path(path) -> Path:
     return p / "namer.onnx" if p.is_dir() else p
 
 
+def namer_problem(classes, labels, path, benchmark: str) -> str | None:
+    """Why a namer with ``classes`` cannot serve an episode whose objects carry ``labels`` (None:
+    it can): it knows none of their kinds, so it would name nothing (another benchmark's namer)."""
+    kinds = {str(x) for x in labels if x}
+    known = set(map(str, classes))
+    if not kinds or kinds & known:
+        return None
+    sample = ", ".join(sorted(known)[:3])
+    return (f"namer {path}: it names none of the {len(kinds)} kinds of objects in this {benchmark} episode (its "
+            f"{len(known)} classes, such as {sample}, are another benchmark's): give a namer trained for {benchmark}")
+
+
 class Namer:
     """Names crops: ``name(rgb, boxes) -> [(label, probability)]``."""
 
