@@ -451,17 +451,6 @@ def main(argv=None) -> int:
         except OSError as e:
             raise OSError(e.errno, e.strerror, e.filename or "standard output") from None
         return rc
-    except OSError as e:
-        if e.errno not in WRITE_ERRORS or isinstance(e, (FileNotFoundError, FileExistsError)):
-            raise
-        print(_write_error(e), file=sys.stderr)
-        _quiet_write_errors()
-        if e.filename in (None, "standard output") and not isinstance(sys.stdout, _ClosedStdout):
-            # what is still buffered for stdout goes nowhere at exit (no second error there)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-            os.close(devnull)
-        return 1
     except SweepInterrupted as e:       # Ctrl-C / SIGTERM of a sweep: what was written stays
         where = f" in {e.path}; the same command resumes" if e.path else ""
         print(f"\nhazard: interrupted by {signal.Signals(e.signum).name}: {e.kept} result(s) kept{where}",
@@ -475,6 +464,17 @@ def main(argv=None) -> int:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"hazard: error: {msg}", file=sys.stderr)
         return 2
+    except OSError as e:
+        if e.errno not in WRITE_ERRORS:
+            raise
+        print(_write_error(e), file=sys.stderr)
+        _quiet_write_errors()
+        if e.filename in (None, "standard output") and not isinstance(sys.stdout, _ClosedStdout):
+            # what is still buffered for stdout goes nowhere at exit (no second error there)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return 1
 
 
 if __name__ == "__main__":

@@ -267,6 +267,11 @@ def kill_workers(pool) -> None:
     for p in procs:
         p.join(timeout=5)
     pool.shutdown(wait=False, cancel_futures=True)
+    # let the pool's manager thread see its dead workers and close its wake-up pipe now: at exit
+    # concurrent.futures would otherwise write to that pipe while the thread closes it (EBADF)
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=5)
 
 
 # ============================================================================ interruption
