@@ -1,4 +1,5 @@
-"""DOZE (seed paper 001): zero-shot object navigation among static and walking people.
+"""DOZE: zero-shot object navigation among static and walking people (the paper: Ma et al., "DOZE:
+A Dataset for Open-Vocabulary Zero-Shot Object Navigation in Dynamic Environments").
 
 Registers ``doze/level1`` (static people near the goal), ``doze/level2`` (people on
 fixed paths) and ``doze/level3`` (people walking to random points): ten furnished

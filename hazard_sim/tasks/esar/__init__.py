@@ -1,4 +1,5 @@
-"""ESARBench (seed paper 002): a UAV searches kilometre-scale terrain for victims and clues
+"""ESARBench: a UAV searches kilometre-scale terrain for victims and clues (the paper: "ESARBench:
+A Benchmark for Agentic UAV Embodied Search and Rescue"),
 under weather and time of day.
 
 Registers ``esar`` (all 600 tasks of the dataset, every map) and one id per map

@@ -1,4 +1,5 @@
-"""HAZARD (seed paper 000): rescue valuable objects from fire, flood or wind.
+"""HAZARD: rescue valuable objects from fire, flood or wind (the paper: "HAZARD Challenge: Embodied
+Decision Making in Dynamically Changing Environments").
 
 Registers ``hazard/fire``, ``hazard/flood`` and ``hazard/wind`` (aliases ``fire``,
 ``flood``, ``wind``): indoor houses or outdoor street regions, HAZARD's catalogue

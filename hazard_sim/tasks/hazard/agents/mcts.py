@@ -1,6 +1,6 @@
 """HAZARD's MCTS agent: UCT search over rescue plans with the paper's heuristic costs.
 
-Costs from the public HAZARD code (``reference/benchmarks.md``): ``walk_to`` costs
+Costs from the public HAZARD code (docs/hazard.md, "MCTS"): ``walk_to`` costs
 ``min(0.05 x grid distance in cells, 10)``, ``explore`` 2.5, ``pick_up`` / ``drop``
 0; a rollout that ends with targets left adds ``sum max(2 d - 5, 0)`` over them, d the
 same capped walk cost from the final position (so ``max(d_m - 5, 0)``, at most 15).  Its

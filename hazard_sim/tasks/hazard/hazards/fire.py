@@ -1,6 +1,6 @@
 """HAZARD's fire model: object temperatures, ignition, floor fire spread.
 
-Numbers from the paper and its public code (``reference/benchmarks.md``):
+Numbers from the paper and its public code (docs/hazard.md, "Models and numbers"):
 
 * Temperatures (Celsius) update every 5 frames.  A non-burning object moves
   toward its environment temperature, ``T <- 0.97 T + 0.03 T_env`` with
