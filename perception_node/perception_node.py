@@ -219,6 +219,11 @@ class PerceptionNode(SetupNode):
                                "camera/segmentation/image_raw", self._on_camera, "camera {}")
         if self.detector.needs_segmentation:
             self.inputs.label_info("camera/segmentation/label_info", qos.LATCHED_SUB, self._on_labels)
+        elif getattr(self.detector, "namer", None) is not None:
+            # a namer must know some of the scene's kinds: the simulator's label info says which
+            # there are (a robot without it is not checked)
+            self._namer_labels = None
+            self.inputs.label_info("camera/segmentation/label_info", qos.LATCHED_SUB, self._on_namer_labels)
         if self.true_boxes:
             self.create_subscription(Detection3DArray, "world/objects", self._on_truth, cam_qos)
         self.inputs.json("task", self._on_task, mg.TASK_FIELDS, mg.TASK_REQUIRED)
@@ -270,6 +275,9 @@ class PerceptionNode(SetupNode):
         if problem:                      # the node ends (exit 1): a launch with exit_status.launch.py fails
             self.fatal = f"task {task.get('benchmark')}: {problem}"
             self.get_logger().error(self.fatal)
+            return
+        self._check_namer()
+        if self.fatal:
             return
         if self.auto_min_pixels:
             self._set_min_pixels(task.get("benchmark"))
@@ -335,6 +343,22 @@ class PerceptionNode(SetupNode):
     def _release_truth(self) -> None:
         for args, truth in self.truth.ready(time.monotonic()):
             self._publish_instances(*args, truth=truth)
+
+    def _on_namer_labels(self, labels: dict, stamp_ns: int) -> None:
+        self._namer_labels = labels
+        self._check_namer()
+
+    def _check_namer(self) -> None:
+        """A namer that knows none of the scene's kinds would name nothing: the node ends (exit 1)."""
+        labels = getattr(self, "_namer_labels", None)
+        if not labels or self.task is None or self.fatal:
+            return
+        from hazard_sim.perception.namer import namer_problem
+        namer = self.detector.namer
+        problem = namer_problem(namer.classes, labels.values(), namer.path, self.task.get("benchmark", "this"))
+        if problem:
+            self.fatal = f"task {self.task.get('benchmark')}: {problem}"
+            self.get_logger().error(self.fatal)
 
     def _on_labels(self, labels: dict, stamp_ns: int) -> None:
         self.labels = labels

@@ -106,3 +106,25 @@ def test_a_namer_of_another_benchmark_is_refused():
                                   namer=str(root / "namer_esar" / "namer.onnx"))
     with pytest.raises(DetectorInputError, match="names none of the .* kinds of objects in this hazard/fire"):
         run_episode("hazard/fire", "test", 0, "greedy", seed=0, frame_limit=20, perception=settings)
+
+
+def test_a_namer_of_another_benchmark_ends_the_launch():
+    """Over ROS the perception node checks the namer against the simulator's label info when the
+    task is there, and ends (exit 1): the launch fails with the namer named."""
+    import subprocess
+    import sys
+
+    from helpers import finish, launch_env
+    pytest.importorskip("rclpy")
+    root = REPO / "data" / "perception"
+    if not (root / "namer_esar" / "namer.onnx").is_file():
+        pytest.skip("the shipped ESAR namer is not here")
+    proc = subprocess.Popen([sys.executable, "-m", "hazard_ros.launcher", "task:=fire", "detector:=onnx",
+                             f"weights:={root / 'detector.onnx'}", f"namer:={root / 'namer_esar' / 'namer.onnx'}",
+                             "frame_limit:=50", "camera_width:=64", "camera_height:=48"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=launch_env(), cwd=REPO,
+                            start_new_session=True)
+    out = finish(proc, 120)
+    assert proc.returncode == 1, out[-3000:]
+    assert "namer_esar/namer.onnx: it names none of the" in out and "in this hazard/fire episode" in out, out[-3000:]
+    assert "process 'perception_node' crashed (exit code 1)" in out, out[-3000:]
