@@ -34,11 +34,11 @@ CHECKS = (500, 1000, 2000, 3000)
 
 def facing_area(size, yaw: float, direction: float) -> float:
     """A box's area facing a horizontal wind (the same law as our model's)."""
+    from hazard_sim.rotations import quaternion_to_matrix, yaw_to_quaternion
     from hazard_sim.tasks.hazard.hazards.wind_forces import facing_area as fa
-    half = np.asarray(size, float) / 2
-    c, s = math.cos(yaw), math.sin(yaw)
-    rot = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-    return float(fa(half[None], rot[None], np.array([math.cos(direction), math.sin(direction), 0.0]))[0])
+    rot = quaternion_to_matrix(yaw_to_quaternion(yaw))
+    wind = np.array([math.cos(direction), math.sin(direction), 0.0])
+    return float(fa(np.asarray(size, float)[None] / 2, rot[None], wind)[0])
 
 
 def public_track(mass, area, resistance, wind, frames):

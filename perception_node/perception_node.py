@@ -4,7 +4,7 @@ Subscribes (relative names, see docs/ros_contract.md): ``camera/color/image_raw`
 ``camera/depth/image_raw``, ``camera/color/camera_info`` and, for the ground-truth
 detector, ``camera/segmentation/image_raw`` + ``camera/segmentation/label_info`` and
 ``world/objects`` (the true boxes of its objects: ``true_boxes``; the only node but evaluation
-that reads the simulator's ground truth);
+that reads the simulator's ground truth; a namer reads ``label_info`` to check the scene's kinds);
 ``task``; ``/tf``, ``/tf_static`` and ``odom``; ``perception/set_classes`` (std_msgs/String, a JSON
 list of class names).
 
@@ -80,6 +80,7 @@ from hazard_ros.setup_node import SetupNode
 from hazard_sim.perception.backends.groundtruth import DEFAULT_MIN_PIXELS
 from hazard_sim.perception.embedded import classes_from_task, default_min_pixels
 from hazard_sim.perception.instances import keep_seen
+from hazard_sim.perception.namer import scene_namer_problem
 from hazard_sim.perception.vocabulary import class_names, class_set_problem, labels_in_vocabulary, prompt_map
 from perception_node.detectors import DetectorError, make_detector
 from perception_node.instance_outputs import PUBLISHED_TOPICS as INSTANCE_TOPICS
@@ -217,15 +218,10 @@ class PerceptionNode(SetupNode):
         self.inputs = NodeInputs(self)
         self._subscribe_camera("camera/color/image_raw", "camera/depth/image_raw", "camera/color/camera_info",
                                "camera/segmentation/image_raw", self._on_camera, "camera {}")
-        if self.detector.needs_segmentation:
+        if self.detector.needs_segmentation or getattr(self.detector, "namer", None) is not None:
             self.inputs.label_info("camera/segmentation/label_info", qos.LATCHED_SUB, self._on_labels)
-        elif getattr(self.detector, "namer", None) is not None:
-            # a namer must know some of the scene's kinds: the simulator's label info says which
-            # there are (a robot without it is not checked)
-            self._namer_labels = None
-            self.inputs.label_info("camera/segmentation/label_info", qos.LATCHED_SUB, self._on_namer_labels)
         if self.true_boxes:
-            self.create_subscription(Detection3DArray, "world/objects", self._on_truth, cam_qos)
+            self.create_subscription(Detection3DArray, "world/objects", self._release_truth, cam_qos)
         self.inputs.json("task", self._on_task, mg.TASK_FIELDS, mg.TASK_REQUIRED)
         self.create_subscription(String, "perception/set_classes", self._on_set_classes, RELIABLE)
         self.poses = self.inputs.poses(on_change=self._flush, odom=self.use_odom_tf, odom_qos=cam_qos)
@@ -272,12 +268,8 @@ class PerceptionNode(SetupNode):
     def _on_task(self, task: dict) -> None:
         self.task = task
         problem = class_set_problem(self._vocabulary(), task.get("benchmark")) if self.closed_vocabulary else None
-        if problem:                      # the node ends (exit 1): a launch with exit_status.launch.py fails
-            self.fatal = f"task {task.get('benchmark')}: {problem}"
-            self.get_logger().error(self.fatal)
-            return
-        self._check_namer()
-        if self.fatal:
+        if self._refuse(problem and f"task {task.get('benchmark')}: {problem}" or
+                        scene_namer_problem(self.detector, self.labels, task.get("benchmark"))):
             return
         if self.auto_min_pixels:
             self._set_min_pixels(task.get("benchmark"))
@@ -296,8 +288,7 @@ class PerceptionNode(SetupNode):
                 classes = self._in_vocabulary(classes)
             ok = self._apply_classes(classes, "task", prompts=prompts)
             if not ok and self.classes_source == "none":
-                self.fatal = f"cannot use the task's classes {classes}: {self.class_error}"
-                self.get_logger().error(self.fatal)
+                self._refuse(f"cannot use the task's classes {classes}: {self.class_error}")
             self._publish_classes()
             self._release_held()
 
@@ -336,32 +327,24 @@ class PerceptionNode(SetupNode):
                 self.get_logger().info(f"classes set to {_short(self.detector.classes)}")
         self._publish_classes()
 
-    def _on_truth(self, msg: Detection3DArray) -> None:
-        self.truth.add(msg)
-        self._release_truth()
-
-    def _release_truth(self) -> None:
+    def _release_truth(self, msg: Detection3DArray | None = None) -> None:
+        """Publish the held frames whose true boxes are there (``msg``: new ones from world/objects)."""
+        if msg is not None:
+            self.truth.add(msg)
         for args, truth in self.truth.ready(time.monotonic()):
             self._publish_instances(*args, truth=truth)
 
-    def _on_namer_labels(self, labels: dict, stamp_ns: int) -> None:
-        self._namer_labels = labels
-        self._check_namer()
-
-    def _check_namer(self) -> None:
-        """A namer that knows none of the scene's kinds would name nothing: the node ends (exit 1)."""
-        labels = getattr(self, "_namer_labels", None)
-        if not labels or self.task is None or self.fatal:
-            return
-        from hazard_sim.perception.namer import namer_problem
-        namer = self.detector.namer
-        problem = namer_problem(namer.classes, labels.values(), namer.path, self.task.get("benchmark", "this"))
+    def _refuse(self, problem: str | None) -> bool:
+        """End the node for ``problem`` (exit 1: a launch with exit_status.launch.py fails)."""
         if problem:
-            self.fatal = f"task {self.task.get('benchmark')}: {problem}"
-            self.get_logger().error(self.fatal)
+            self.fatal = problem
+            self.get_logger().error(problem)
+        return bool(problem)
 
     def _on_labels(self, labels: dict, stamp_ns: int) -> None:
         self.labels = labels
+        if self.task is not None and not self.fatal:
+            self._refuse(scene_namer_problem(self.detector, labels, self.task.get("benchmark")))
         self._release_held()
 
     def _waiting_for(self) -> str | None:

@@ -40,6 +40,7 @@ import numpy as np
 from hazard_sim.perception.backends import canonical_name, make_backend
 from hazard_sim.perception.errors import DetectorInputError
 from hazard_sim.perception.instances import keep_seen, locate, mask_from_depth, rasterize
+from hazard_sim.perception.namer import scene_namer_problem
 from hazard_sim.perception.vocabulary import class_set_problem, prompt_map, task_in_vocabulary, vocabulary_of
 
 PHANTOM_BASE = 1 << 30
@@ -172,6 +173,7 @@ class EmbeddedPerception:
         self.prompt_to_label: dict[str, str] = {}
         self.backend = None
         self.stats = {"frames": 0, "instances": 0, "grounded": 0, "phantoms": 0}
+        self._namer_checked = False          # a namer is checked against the first frame's scene
         if self.name == "groundtruth":
             given = [what for what, v in (("detector weights (--detector-weights / weights:=)", settings.weights),
                                           ("a namer (--namer / namer:=)", settings.namer),
@@ -215,11 +217,9 @@ class EmbeddedPerception:
             return obs, info                         # the oracle, untouched
         labels_out: dict[int, str] = {} if self.backend is not None else info.get("labels", {})
         gt_labels = info.get("labels", {})
-        namer = getattr(self.backend, "namer", None)
-        if namer is not None and not getattr(self, "_namer_checked", False) and gt_labels:
+        if not self._namer_checked and gt_labels:
             self._namer_checked = True
-            from hazard_sim.perception.namer import namer_problem
-            problem = namer_problem(namer.classes, gt_labels.values(), namer.path, self.benchmark)
+            problem = scene_namer_problem(self.backend, gt_labels, self.benchmark)
             if problem:
                 raise DetectorInputError(problem)
         seen = {}           # the step's last frame is both ``obs`` and the last of its observations: once

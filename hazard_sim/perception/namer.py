@@ -101,6 +101,15 @@ def namer_problem(classes, labels, path, benchmark: str) -> str | None:
             f"{len(known)} classes, such as {sample}, are another benchmark's): give a namer trained for {benchmark}")
 
 
+def scene_namer_problem(detector, labels, benchmark) -> str | None:
+    """:func:`namer_problem` of a detector's namer (None without one) against a scene's ``labels``
+    (id -> kind: the simulator's; none known yet, None)."""
+    namer = getattr(detector, "namer", None)
+    if namer is None or not labels or not benchmark:
+        return None
+    return namer_problem(namer.classes, labels.values(), namer.path, benchmark)
+
+
 class Namer:
     """Names crops: ``name(rgb, boxes) -> [(label, probability)]``."""
 

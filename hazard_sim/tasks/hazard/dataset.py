@@ -226,7 +226,7 @@ def _sample_ring(rng, spec, free, center, lo: float, hi: float):
     """A free point between ``lo`` and ``hi`` m from ``center`` (the nearest free ones beyond
     ``lo`` when the ring has no free cell)."""
     cells = np.argwhere(free)
-    d = np.hypot(*(np.array([spec.to_world(c) for c in cells]) - np.asarray(center)).T)
+    d = np.linalg.norm(spec.centres()[cells[:, 0], cells[:, 1]] - np.asarray(center), axis=1)
     ring = cells[(d >= lo) & (d <= hi)]
     if not len(ring):
         beyond = d >= lo
